@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Out-of-tree wrapper.  Inside a kernel tree the Kbuild files are used
+# directly; this file is only for building against an installed kernel.
+#
+#   make                  build every module against the Debian 6.1 headers
+#   make check            W=1 + sparse (C=2) build, checkpatch --strict, kernel-doc
+#   make test             install what is missing, then every test platform
+#   make demo             boot a VM, load the stack, show it
+#   make modules_install  install into /lib/modules/$(KVER)/updates
+#
+# KVER picks the kernel (default: the newest Debian 6.1 headers installed,
+# not the running kernel); KDIR overrides the build directory.
+
+KVER ?= $(shell scripts/kver.sh)
+KDIR ?= /lib/modules/$(KVER)/build
+
+# Kconfig symbols of ours that the distribution's .config cannot know.
+# No vmlinux ships with the headers, so module BTF cannot be generated.
+IBSTACK_CONFIG := CONFIG_INFINIBAND=m CONFIG_INFINIBAND_VMLX=m \
+		  CONFIG_DEBUG_INFO_BTF_MODULES=
+
+KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(IBSTACK_CONFIG)
+
+.PHONY: all modules check test demo deps modules_install clean have-kdir
+
+all: modules
+
+have-kdir:
+	@test -d "$(KDIR)" || { echo "No kernel build directory '$(KDIR)'." \
+		"Run 'make deps' (or set KDIR=) first." >&2; exit 1; }
+
+modules: have-kdir
+	+$(KMAKE) modules
+
+check: have-kdir
+	+tests/build-checks.sh
+
+deps:
+	scripts/install-deps.sh
+
+# test and demo install their dependencies first, then re-read this file so
+# that KVER sees freshly installed headers.
+test: deps
+	+$(MAKE) -f $(firstword $(MAKEFILE_LIST)) modules
+	+tests/run-all.sh
+
+demo: deps
+	+$(MAKE) -f $(firstword $(MAKEFILE_LIST)) modules
+	+scripts/demo.sh
+
+modules_install: have-kdir
+	+$(KMAKE) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+
+clean:
+	-+test -d "$(KDIR)" && $(KMAKE) clean

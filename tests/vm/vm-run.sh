@@ -1,0 +1,395 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm-run.sh - run a test scenario inside one or more QEMU/TCG guests booting
+# Debian's own 6.1 kernel, with our modules installed in the guest's
+# /lib/modules/$KVER/updates.  See tests/vm/README.rst.
+#
+# Usage: tests/vm/vm-run.sh [OPTIONS] SCENARIO [ARGS...]
+#
+#   --guests N            number of guests, all joined pairwise (default 1)
+#   --timeout SEC         wall-clock limit per guest, boot included (300)
+#   --mem MB              guest memory (1024)
+#   --smp N               guest CPUs (default 2, or 1 when --guests > 1)
+#   --modules DIR|none    where to find our *.ko (default: the repo root)
+#   --guest-modules I=DIR|none
+#                         other modules for guest I only (e.g. "none" to run
+#                         Debian's in-tree RDMA stack there as a reference peer)
+#   --console             also stream the guests' serial consoles to stderr
+#
+# Environment: KVER (default: newest /boot/vmlinuz-6.1.*-amd64),
+# RDMA_CACHE (default ~/.cache/rdma-stack), VM_KEEP_RUNS (default 5).
+#
+# Exit status: 0 if every guest passed; otherwise the first non-zero exit
+# status of a scenario, or 1 (kernel problem, panic, timeout, failed test).
+
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+
+usage() {
+	sed -n '/^# Usage:/,/^# Exit status/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+die() {
+	echo "vm-run: $*" >&2
+	exit 2
+}
+
+# --- options -------------------------------------------------------------------
+guests=1 timeout=300 mem=1024 smp= console=0
+modules=$REPO
+declare -A guest_modules=()
+while [[ $# -gt 0 ]]; do
+	opt=$1
+	val=
+	case $opt in
+	--*=*) val=${opt#*=}; opt=${opt%%=*} ;;
+	esac
+	case $opt in
+	--guests | --timeout | --mem | --smp | --modules | --guest-modules)
+		if [[ -z $val ]]; then
+			[[ $# -ge 2 ]] || die "$opt needs a value"
+			val=$2
+			shift
+		fi
+		;;
+	esac
+	case $opt in
+	--guests) guests=$val ;;
+	--timeout) timeout=$val ;;
+	--mem) mem=$val ;;
+	--smp) smp=$val ;;
+	--modules) modules=$val ;;
+	--guest-modules)
+		[[ $val == *=* ]] || die "--guest-modules wants I=DIR"
+		guest_modules[${val%%=*}]=${val#*=}
+		;;
+	--console) console=1 ;;
+	-h | --help) usage ;;
+	--) shift; break ;;
+	-*) die "unknown option $opt (see --help)" ;;
+	*) break ;;
+	esac
+	shift
+done
+[[ $# -ge 1 ]] || usage
+scenario=$1
+shift
+scenario_args=("$@")
+
+for n in guests timeout mem; do
+	[[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "--$n must be a positive integer"
+done
+((guests <= 8)) || die "at most 8 guests (2 host cores)"
+if [[ -z $smp ]]; then
+	# Measured: one 2-CPU guest boots faster than a 1-CPU one (MTTCG), but
+	# several guests share the host's two cores.
+	if ((guests == 1)); then smp=2; else smp=1; fi
+fi
+[[ $smp =~ ^[1-9][0-9]*$ ]] || die "--smp must be a positive integer"
+for i in "${!guest_modules[@]}"; do
+	[[ $i =~ ^[0-9]+$ ]] && ((i < guests)) || die "--guest-modules: no guest $i"
+done
+
+[[ -f $scenario ]] || die "scenario $scenario not found"
+scenario=$(realpath "$scenario")
+
+# Guest kernel: Debian's 6.1, whatever the host runs.
+if [[ -z ${KVER:-} ]]; then
+	KVER=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1.*-amd64' -printf '%f\n' |
+		sed 's/^vmlinuz-//' | sort -V | tail -n 1)
+fi
+[[ -n $KVER ]] || die "no /boot/vmlinuz-6.1.*-amd64 (apt-get install linux-image-amd64)"
+kernel=/boot/vmlinuz-$KVER
+[[ -r $kernel ]] || die "cannot read $kernel"
+[[ -d /lib/modules/$KVER/kernel ]] || die "no /lib/modules/$KVER"
+export KVER
+
+CACHE=${RDMA_CACHE:-$HOME/.cache/rdma-stack}/vm
+RUNS=$CACHE/runs
+mkdir -p "$RUNS"
+
+# QEMU splits option values at commas, and the kernel command line at spaces.
+for p in "$HERE" "$REPO" "$RUNS" "$scenario"; do
+	[[ $p != *[,[:space:]]* ]] || die "path '$p' must not contain commas or spaces"
+done
+
+# --- per-run directory ---------------------------------------------------------
+# Runs are kept for post-mortems; only the newest VM_KEEP_RUNS survive, and
+# never one whose vm-run.sh is still alive.
+prune_runs() {
+	local keep=${VM_KEEP_RUNS:-5} d pid
+	find "$RUNS" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort -r |
+		tail -n +"$((keep + 1))" | while read -r d; do
+		pid=$(cat "$RUNS/$d/pid" 2>/dev/null || true)
+		if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+			continue
+		fi
+		rm -rf "${RUNS:?}/$d"
+	done
+}
+RUN=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S).XXXXXX")
+echo $$ >"$RUN/pid"
+prune_runs
+
+# Unix socket paths are limited to 108 bytes: keep them short, in /tmp.
+SOCKDIR=$(mktemp -d /tmp/rdmavm.XXXXXX)
+
+declare -a qemu_pids=() stream_pids=()
+cleanup() {
+	local p
+	for p in "${qemu_pids[@]}" "${stream_pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	rm -rf "$SOCKDIR"
+	rm -f "$RUN/pid"
+}
+trap cleanup EXIT
+trap 'echo "vm-run: interrupted" >&2; exit 130' INT TERM HUP
+
+# --- initramfs -----------------------------------------------------------------
+initramfs=$(RDMA_CACHE=${RDMA_CACHE:-$HOME/.cache/rdma-stack} "$HERE/mkinitramfs.sh" "$KVER")
+
+# --- our modules -----------------------------------------------------------------
+# stage_modules DIR NAME: copy every *.ko under DIR into
+# $RUN/NAME/lib/modules/$KVER/updates/ (keeping their subdirectories), next to
+# a symlink to Debian's kernel/ and Debian's modules.order/builtin*, and run
+# depmod there natively (inside the guest it takes ~40 s under TCG).
+# Prints the stage's path relative to $RUN, or nothing if DIR has no module.
+stage_modules() {
+	local dir=$1 name=$2 base mods f rel dups
+	[[ $dir != none ]] || return 0
+	[[ -d $dir ]] || die "module directory $dir not found"
+	dir=$(realpath "$dir")
+	mapfile -t mods < <(find "$dir" -path "$dir/.git" -prune -o -type f -name '*.ko' -print | sort)
+	if [[ ${#mods[@]} -eq 0 ]]; then
+		echo "# vm-run: no *.ko under $dir, guests get Debian's modules only" >&2
+		return 0
+	fi
+	dups=$(printf '%s\n' "${mods[@]}" | sed 's|.*/||' | sort | uniq -d)
+	[[ -z $dups ]] || die "modules found twice under $dir: $dups"
+
+	base=$RUN/$name/lib/modules/$KVER
+	mkdir -p "$base/updates"
+	ln -s "/lib/modules/$KVER/kernel" "$base/kernel"
+	for f in modules.order modules.builtin modules.builtin.modinfo; do
+		[[ ! -f /lib/modules/$KVER/$f ]] || cp "/lib/modules/$KVER/$f" "$base/"
+	done
+	for f in "${mods[@]}"; do
+		rel=${f#"$dir"/}
+		mkdir -p "$base/updates/$(dirname "$rel")"
+		cp "$f" "$base/updates/$rel"
+	done
+	depmod -b "$RUN/$name" "$KVER" 2>&1 | sed 's/^/# depmod: /' >&2
+	echo "$name/lib/modules/$KVER"
+}
+
+declare -A stage_of=() # module dir -> stage path (relative to $RUN)
+guest_stage=()
+for ((i = 0; i < guests; i++)); do
+	dir=${guest_modules[$i]:-$modules}
+	if [[ -z ${stage_of[$dir]+set} ]]; then
+		stage_of[$dir]=$(stage_modules "$dir" "stage${#stage_of[@]}")
+	fi
+	guest_stage[i]=${stage_of[$dir]}
+done
+
+# --- links between guests ------------------------------------------------------------
+# Every pair of guests (I < J) gets its own point-to-point Ethernet link L
+# (numbered from 1 in the order (0,1) (0,2) .. (1,2) ..): one virtio-net NIC
+# in each guest, joined by a pair of unix datagram sockets.  Nothing leaves
+# QEMU.  The NIC of guest K on link L has the MAC 52:54:00:LL:KK:PP (PP: the
+# peer) and the IPv4 link-local address 169.254.L.(K+1)/24.
+declare -a net_args link_specs
+for ((i = 0; i < guests; i++)); do
+	net_args[i]=""
+	link_specs[i]=""
+done
+link=0
+for ((i = 0; i < guests; i++)); do
+	for ((j = i + 1; j < guests; j++)); do
+		link=$((link + 1))
+		for pair in "$i $j" "$j $i"; do
+			read -r me peer <<<"$pair"
+			mac=$(printf '52:54:00:%02x:%02x:%02x' "$link" "$me" "$peer")
+			net_args[me]+=" -netdev dgram,id=link$link"
+			net_args[me]+=",local.type=unix,local.path=$SOCKDIR/$link.$me"
+			net_args[me]+=",remote.type=unix,remote.path=$SOCKDIR/$link.$peer"
+			net_args[me]+=" -device virtio-net-pci,netdev=link$link,mac=$mac"
+			link_specs[me]+=" $(printf '%q' "$peer $mac 169.254.$link.$((me + 1))/24 169.254.$link.$((peer + 1))")"
+		done
+	done
+done
+
+# --- guests ------------------------------------------------------------------------------
+# Kernel command line: console on ttyS0; SLUB debugging (sanity checks, red
+# zones, poisoning, user tracking); an oops becomes a panic and a panic
+# reboots at once, which -no-reboot turns into QEMU exiting, so a crashed
+# guest ends the run right away.  Warnings do not panic: they are collected
+# from dmesg after the scenario.
+cmdline="console=ttyS0,115200 slub_debug=FZPU oops=panic panic=-1 panic_on_warn=0"
+cmdline+=" mitigations=off rdmavm.init=$HERE/guest-init.sh"
+
+start_stream() { # start_stream FILE PID PREFIX: copy FILE to stdout until PID exits
+	local file=$1 pid=$2 prefix=$3
+	if [[ -n $prefix ]]; then
+		tail -n +1 -s 0.2 -F --pid="$pid" "$file" 2>/dev/null |
+			sed -u "s/^/$prefix/" &
+	else
+		tail -n +1 -s 0.2 -F --pid="$pid" "$file" 2>/dev/null &
+	fi
+	stream_pids+=($!)
+}
+
+echo "# vm-run: $guests guest(s), kernel $KVER, run dir $RUN" >&2
+for ((i = 0; i < guests; i++)); do
+	g=$RUN/g$i
+	mkdir -p "$g"
+	{
+		printf 'VM_INDEX=%q\nVM_COUNT=%q\nKVER=%q\nREPO=%q\n' "$i" "$guests" "$KVER" "$REPO"
+		printf 'VM_SCENARIO=%q\nVM_TIMEOUT=%q\nVM_STAGE=%q\n' "$scenario" "$timeout" "${guest_stage[i]}"
+		printf 'VM_ARGS=('
+		[[ ${#scenario_args[@]} -eq 0 ]] || printf ' %q' "${scenario_args[@]}"
+		printf ' )\n'
+		printf 'VM_LINK_SPECS=(%s )\n' "${link_specs[i]}"
+	} >"$g/env.sh"
+	: >"$g/output"
+
+	# shellcheck disable=SC2086 # net_args holds several words on purpose
+	timeout -k 5 "$timeout" qemu-system-x86_64 \
+		-accel tcg -machine pc -cpu max -smp "$smp" -m "$mem" \
+		-nodefaults -no-user-config -nographic -monitor none \
+		-serial "file:$g/console.log" -no-reboot \
+		-kernel "$kernel" -initrd "$initramfs" \
+		-append "$cmdline rdmavm.index=$i" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$RUN,mount_tag=vmrun,security_model=none" \
+		${net_args[i]} \
+		</dev/null >"$g/qemu.log" 2>&1 &
+	qemu_pids[i]=$!
+
+	prefix=""
+	((guests == 1)) || prefix="[vm$i] "
+	start_stream "$g/output" "${qemu_pids[i]}" "$prefix"
+	if ((console)); then
+		start_stream "$g/console.log" "${qemu_pids[i]}" "[vm$i console] " >&2
+	fi
+done
+
+start=$SECONDS
+declare -a qemu_rc
+for ((i = 0; i < guests; i++)); do
+	qemu_rc[i]=0
+	wait "${qemu_pids[i]}" || qemu_rc[i]=$?
+done
+elapsed=$((SECONDS - start))
+for p in "${stream_pids[@]}"; do
+	wait "$p" || true
+done
+qemu_pids=() stream_pids=()
+
+# --- verdict ------------------------------------------------------------------------------
+# Kernel messages that fail a run.  Each one is a kernel bug report or a
+# corruption/lockup detector firing; none of them shows up in a clean boot of
+# Debian's 6.1 kernel under TCG (see README.rst, "dmesg baseline").
+bad_patterns=(
+	'WARNING:' 'BUG:' 'kernel BUG' 'Oops' 'general protection fault'
+	'Call Trace' 'Kernel panic' 'Unable to handle kernel'
+	# SLUB debug reports: "BUG kmalloc-64 (Not tainted): Redzone overwritten"
+	'BUG [^ ]+ \((Not tainted|Tainted)' 'Redzone' 'Poison overwritten'
+	'Object padding' 'Padding overwritten' 'Freepointer corrupt'
+	'Objects remaining' 'Slab corruption' 'double free'
+	'INFO: task .* blocked for more than' 'UBSAN' 'KASAN' 'kmemleak'
+	'RCU stall' 'detected stall' 'self-detected stall'
+	'list_(add|del) corruption' 'refcount_t:' '[Mm]emory leak'
+)
+bad_re=$(IFS='|'; echo "${bad_patterns[*]}")
+# Taint bits that are expected: O (out-of-tree module) and E (unsigned module).
+allowed_taint=$((4096 | 8192))
+taint_letters=PFSRMBUDAWCIOELKXT
+
+taint_flags() { # taint_flags MASK: the letters of the set bits
+	local mask=$1 b s=""
+	for ((b = 0; b < ${#taint_letters}; b++)); do
+		(((mask >> b) & 1)) && s+=${taint_letters:b:1}
+	done
+	echo "${s:--}"
+}
+comment() { # comment PREFIX < lines: print as TAP comments
+	tr -d '\r' | sed "s/^/# $1/"
+}
+
+passed=0 failed=0 skipped=0 status=0
+for ((i = 0; i < guests; i++)); do
+	g=$RUN/g$i
+	name="vm$i"
+	reasons=()
+	details=()
+
+	# The scenario's own test points (top-level TAP lines only).
+	if [[ -s $g/output ]]; then
+		n=$(grep -cE '^ok\b.*# *(SKIP|skip)' "$g/output" || true)
+		skipped=$((skipped + n))
+		n=$(grep -cE '^ok\b' "$g/output" || true)
+		passed=$((passed + n - $(grep -cE '^ok\b.*# *(SKIP|skip)' "$g/output" || true)))
+		n=$(grep -cE '^not ok\b.*# *(TODO|todo)' "$g/output" || true)
+		passed=$((passed + n))
+		n=$(grep -E '^not ok\b' "$g/output" | grep -cvE '# *(TODO|todo)' || true)
+		failed=$((failed + n))
+	fi
+
+	if grep -q 'Kernel panic' "$g/console.log" 2>/dev/null; then
+		reasons+=("kernel panic")
+		details+=("$(grep -E "$bad_re" "$g/console.log" | head -n 40 | comment "")")
+	fi
+	if [[ ! -f $g/done ]]; then
+		if ((qemu_rc[i] == 124 || qemu_rc[i] == 137)); then
+			reasons+=("timed out after ${timeout}s")
+		elif [[ ${#reasons[@]} -eq 0 ]]; then
+			reasons+=("guest stopped before finishing (QEMU status ${qemu_rc[i]})")
+		fi
+		[[ ! -s $g/qemu.log ]] || details+=("$(comment "qemu: " <"$g/qemu.log")")
+		details+=("$(tail -n 30 "$g/console.log" 2>/dev/null | comment "console: ")")
+	else
+		rc=$(<"$g/rc")
+		if [[ $rc -ne 0 ]]; then
+			reasons+=("scenario exited with status $rc")
+			((status != 0)) || status=$rc
+		fi
+		if grep -qE "$bad_re" "$g/dmesg"; then
+			reasons+=("kernel reported problems in dmesg")
+			details+=("$(grep -E "$bad_re" "$g/dmesg" | head -n 60 | comment "")")
+		fi
+		taint=$(<"$g/tainted")
+		if (((taint & ~allowed_taint) != 0)); then
+			reasons+=("kernel tainted: $taint ($(taint_flags "$taint"))")
+		fi
+	fi
+
+	if [[ ${#reasons[@]} -eq 0 ]]; then
+		echo "ok - $name: scenario exit 0, dmesg clean, taint ${taint} ($(taint_flags "$taint"))"
+		passed=$((passed + 1))
+	else
+		for r in "${reasons[@]}"; do
+			echo "not ok - $name: $r"
+			failed=$((failed + 1))
+		done
+		for d in "${details[@]}"; do
+			[[ -z $d ]] || printf '%s\n' "$d"
+		done
+		echo "# $name: logs in $g"
+	fi
+done
+
+if ((failed > 0 && status == 0)); then
+	status=1
+fi
+echo "# vm-run: ${elapsed}s for $guests guest(s), run dir $RUN" >&2
+if ((skipped > 0)); then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+exit "$status"
