@@ -13,6 +13,7 @@
 #define IB_VERBS_H
 
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/device.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
@@ -71,6 +72,8 @@ struct ib_device;
  * @modify_device: change the attributes selected by @mask
  *	(enum ib_device_modify_flags); only called with a mask of bits the
  *	core knows
+ * @get_vector_affinity: the CPUs that completion vector @comp_vector
+ *	(0 <= @comp_vector < num_comp_vectors) interrupts, or NULL
  * @device_group: optional driver-specific sysfs attributes, shown in the
  *	device's directory next to the core's
  *
@@ -83,6 +86,8 @@ struct ib_device_ops {
 	void (*get_dev_fw_str)(struct ib_device *device, char *str);
 	int (*modify_device)(struct ib_device *device, int mask,
 			     struct ib_device_modify *modify);
+	const struct cpumask *(*get_vector_affinity)(struct ib_device *device,
+						     int comp_vector);
 
 	const struct attribute_group *device_group;
 };
@@ -104,6 +109,8 @@ enum ib_device_reg_state {
  * @node_desc: node description (not NUL terminated when 64 bytes long)
  * @node_type: enum rdma_node_type, set by the driver
  * @phys_port_cnt: number of physical ports, set by the driver
+ * @num_comp_vectors: number of completion vectors (event sources for CQs),
+ *	set by the driver
  * @index: device index, unique while the device is registered; user ABI
  *	through RDMA netlink
  * @reg_state: registration state, changed under the core's registration
@@ -124,6 +131,7 @@ struct ib_device {
 	char				node_desc[IB_DEVICE_NODE_DESC_MAX];
 	u8				node_type;
 	u32				phys_port_cnt;
+	int				num_comp_vectors;
 
 	u32				index;
 	enum ib_device_reg_state	reg_state;
@@ -207,6 +215,25 @@ struct ib_device *ib_device_get_by_index(u32 index);
 int ib_modify_device(struct ib_device *device, int mask,
 		     struct ib_device_modify *modify);
 void ib_get_device_fw_str(struct ib_device *device, char *str);
+
+/**
+ * ib_get_vector_affinity - CPUs served by a completion vector
+ * @device: the device
+ * @comp_vector: the completion vector
+ *
+ * Storage protocols use this to place their queues next to the
+ * interrupts of the vectors they use.
+ *
+ * Return: the CPU mask, or NULL if unknown or @comp_vector is out of range.
+ */
+static inline const struct cpumask *
+ib_get_vector_affinity(struct ib_device *device, int comp_vector)
+{
+	if (comp_vector < 0 || comp_vector >= device->num_comp_vectors ||
+	    !device->ops->get_vector_affinity)
+		return NULL;
+	return device->ops->get_vector_affinity(device, comp_vector);
+}
 
 /**
  * rdma_device_to_ibdev - the ib_device behind a struct device

@@ -41,7 +41,6 @@ struct kut_client {
 
 struct kut_drv_dev {
 	struct ib_device ibdev;
-	bool deallocated;
 };
 
 struct kut_state {
@@ -50,7 +49,7 @@ struct kut_state {
 	int nevents;
 	int bad_data;		/* remove() got the wrong client data */
 	struct kut_client clients[KUT_NCLIENTS];
-	struct kut_drv_dev *devs[KUT_MAX_DEVS];
+	struct kut_drv_dev *devs[KUT_MAX_DEVS];	/* NULL: freed by the test */
 	int ndevs;
 };
 
@@ -151,7 +150,7 @@ static void kut_exit(struct kunit *test)
 		if (kut->clients[i].registered)
 			ib_unregister_client(&kut->clients[i].ib);
 	for (i = kut->ndevs - 1; i >= 0; i--) {
-		if (kut->devs[i]->deallocated)
+		if (!kut->devs[i])
 			continue;
 		ib_unregister_device(&kut->devs[i]->ibdev);
 		ib_dealloc_device(&kut->devs[i]->ibdev);
@@ -631,16 +630,14 @@ static void ib_registration_refcount(struct kunit *test)
  */
 static void ib_device_lifetime(struct kunit *test)
 {
-	struct kut_drv_dev *drv;
 	struct ib_device *d;
 
 	d = kut_add_device(test);
-	drv = container_of(d, struct kut_drv_dev, ibdev);
 	get_device(&d->dev);
 
 	ib_unregister_device(d);
 	ib_dealloc_device(d);
-	drv->deallocated = true;
+	kut->devs[kut->ndevs - 1] = NULL;
 
 	KUNIT_EXPECT_EQ(test, kref_read(&d->dev.kobj.kref), 1);
 	KUNIT_EXPECT_STREQ(test, ib_device_name(d), "kut0");

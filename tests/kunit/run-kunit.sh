@@ -21,33 +21,44 @@ log=$(mktemp)
 trap 'rm -f "$json" "$log"' EXIT
 
 cd "$src"
+rm -f "$build/test.log"
 rc=0
 python3 tools/testing/kunit/kunit.py run --arch=um --jobs="$(nproc)" \
 	--build_dir="$build" --kunitconfig=drivers/infiniband \
 	--timeout=600 --json="$json" "$@" >"$log" 2>&1 || rc=$?
 
 # One TAP line per test case, from kunit.py's parsed results.
-python3 - "$json" "$rc" "$log" <<'PY'
-import json, sys
+# The kernel's own log is checked too: a lockdep splat or a warning does
+# not fail a KUnit case by itself.
+python3 - "$json" "$rc" "$log" "$build/test.log" <<'PY'
+import json, re, sys
 
-path, rc, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+path, rc, log, klog = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 try:
     with open(path) as f:
-        tests = json.load(f).get("tests", [])
+        root = json.load(f)
 except (OSError, ValueError):
-    tests = []
+    root = {}
 
+# kunit.py's JSON: a root group whose sub_groups are the suites.
 cases = []
 def walk(node, prefix):
-    subs = node.get("sub_groups") or []
-    if subs:
-        for sub in subs:
-            walk(sub, prefix + node["name"] + ".")
-    for case in node.get("test_cases", []):
-        cases.append((prefix + node["name"] + "." + case["name"],
-                      case["status"], case.get("log", "")))
-for t in tests:
-    walk(t, "")
+    for sub in node.get("sub_groups") or []:
+        walk(sub, prefix + sub["name"] + ".")
+    for case in node.get("test_cases") or []:
+        cases.append((prefix + case["name"], case["status"]))
+walk(root, "")
+
+bad = re.compile(r"WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|"
+                 r"possible circular locking|possible recursive locking|"
+                 r"inconsistent lock state|lock held when returning|"
+                 r"suspicious RCU usage|refcount_t:|list_(add|del) corruption|"
+                 r"ODEBUG:|INFO: task .* blocked")
+try:
+    with open(klog, errors="replace") as f:
+        findings = [l.rstrip() for l in f if bad.search(l)]
+except OSError:
+    findings = ["no kernel log at " + klog]
 
 print("TAP version 13")
 if not cases:
@@ -58,17 +69,26 @@ if not cases:
             print("# " + line)
     sys.exit(1)
 
-print("1..%d" % len(cases))
+print("1..%d" % (len(cases) + 1))
 failed = 0
-for i, (name, status, text) in enumerate(cases, 1):
+for i, (name, status) in enumerate(cases, 1):
     if status in ("PASS", "SKIP"):
         print("ok %d - %s%s" % (i, name, " # SKIP" if status == "SKIP" else ""))
     else:
         failed += 1
         print("not ok %d - %s (%s)" % (i, name, status))
-        for line in str(text).splitlines():
+if findings:
+    failed += 1
+    print("not ok %d - kernel log of the KUnit run is clean" % (len(cases) + 1))
+    for line in findings[:40]:
+        print("# " + line)
+else:
+    print("ok %d - kernel log of the KUnit run is clean" % (len(cases) + 1))
+if failed:
+    with open(log) as f:
+        for line in f.read().splitlines()[-60:]:
             print("# " + line)
-if rc and not failed:
+elif rc:
     print("# kunit.py exited with status %d" % rc)
     with open(log) as f:
         for line in f.read().splitlines()[-40:]:
