@@ -147,8 +147,10 @@ mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work \
 	overlay /newroot || die "mount overlay"
 [ -f "/newroot$init" ] || die "stage 2 $init not found in the host root"
 
-umount /proc /sys
-mount --move /dev /newroot/dev || die "move /dev"
+# Hand the API file systems over to stage 2 instead of mounting them again.
+for fs in /dev /proc /sys; do
+	mount --move $fs /newroot$fs || die "move $fs"
+done
 exec switch_root /newroot /bin/bash "$init"
 EOF
 chmod 755 "$root/init"
