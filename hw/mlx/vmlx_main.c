@@ -130,6 +130,8 @@ static int __init vmlx_init(void)
 		}
 		list_add_tail(&vdev->list, &vmlx_devs);
 	}
+	pr_info("vmlx: %u software HCAs with %u port(s) each\n", num_hcas,
+		num_ports);
 	return 0;
 }
 
