@@ -11,6 +11,11 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 kver=$(scripts/kver.sh)
 kdir=${KDIR:-/lib/modules/$kver/build}
+cache=${RDMA_CACHE:-$HOME/.cache/rdma-stack}
+mkdir -p "$cache"
+# One user of the shared in-tree copy at a time (see run-kunit.sh).
+exec 9>"$cache/intree.lock"
+flock 9
 src=$(scripts/sync-intree.sh) || exit 1
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT

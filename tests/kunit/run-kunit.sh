@@ -13,6 +13,10 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${RDMA_CACHE:-$HOME/.cache/rdma-stack}
+mkdir -p "$cache"
+# One user of the shared in-tree copy and build directory at a time.
+exec 9>"$cache/intree.lock"
+flock 9
 src=$("$repo/scripts/sync-intree.sh")
 build=$cache/kunit-build
 
