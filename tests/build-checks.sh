@@ -27,7 +27,8 @@ kmake=(make -C "$kdir" M="$repo" CONFIG_INFINIBAND=m CONFIG_INFINIBAND_VMLX=m
        CONFIG_DEBUG_INFO_BTF_MODULES=)
 build() {	# build MAKE-ARGS...: the modules, then the KUnit objects
 	"${kmake[@]}" "$@" modules &&
-	"${kmake[@]}" CONFIG_INFINIBAND_KUNIT_TEST=m "$@" $kunit_objs
+	"${kmake[@]}" CONFIG_INFINIBAND_KUNIT_TEST=m \
+		CONFIG_INFINIBAND_VMLX_KUNIT_TEST=m "$@" $kunit_objs
 }
 
 failed=0
