@@ -47,6 +47,10 @@ static DEFINE_XARRAY_FLAGS(ib_devices, XA_FLAGS_ALLOC);
 static u32 ib_devices_next;
 #define IB_DEVICE_LIVE XA_MARK_1
 
+/* Where ib_alloc_cq() completions are handled (see cq.c). */
+struct workqueue_struct *ib_comp_wq;
+struct workqueue_struct *ib_comp_unbound_wq;
+
 /* What a device keeps for each client that accepted it. */
 struct ib_client_ctx {
 	void *data;
@@ -62,6 +66,8 @@ static void ib_device_release(struct device *dev)
 
 	WARN_ON(!xa_empty(&device->client_data));
 	xa_destroy(&device->client_data);
+	ib_cache_release_one(device);
+	rdma_restrack_free(device);
 	kfree(device);
 }
 
@@ -85,12 +91,18 @@ struct ib_device *_ib_alloc_device(size_t size)
 	if (!device)
 		return NULL;
 
+	if (rdma_restrack_init(device)) {
+		kfree(device);
+		return NULL;
+	}
 	device->ops = &ib_no_ops;
 	device->dev.release = ib_device_release;
 	ib_device_sysfs_setup(device);
 	device_initialize(&device->dev);
 	xa_init(&device->client_data);
 	init_completion(&device->unreg_completion);
+	init_rwsem(&device->event_handler_rwsem);
+	INIT_LIST_HEAD(&device->event_handler_list);
 	device->reg_state = IB_DEV_NEW;
 	return device;
 }
@@ -283,6 +295,7 @@ static void ib_disable_device(struct ib_device *device)
 
 	ib_device_put(device);
 	wait_for_completion(&device->unreg_completion);
+	rdma_restrack_report(device);
 	WRITE_ONCE(device->reg_state, IB_DEV_GONE);
 }
 
@@ -293,7 +306,8 @@ static void ib_disable_device(struct ib_device *device)
  *	the lowest number giving an unused name (e.g. "vmlx%d")
  * @dma_device: the parent device, or NULL for a virtual device
  *
- * Creates /sys/class/infiniband/<name> and calls the add callback of every
+ * Reads the device attributes and port data from the driver, creates
+ * /sys/class/infiniband/<name> and calls the add callback of every
  * registered client.  If a client's add fails, the device is taken down
  * again and the error returned.  A device is registered at most once; after
  * a failure that got past the name check it can only be deallocated.
@@ -313,9 +327,19 @@ int ib_register_device(struct ib_device *device, const char *name,
 		goto err_unlock;
 	}
 
-	ret = ib_assign_name(device, name);
+	device->dma_device = dma_device;
+	if (device->ops->query_device) {
+		ret = device->ops->query_device(device, &device->attrs, NULL);
+		if (ret)
+			goto err_unlock;
+	}
+	ret = ib_cache_setup_one(device);
 	if (ret)
 		goto err_unlock;
+
+	ret = ib_assign_name(device, name);
+	if (ret)
+		goto err_release_cache;
 
 	device->dev.parent = dma_device;
 	device->groups[1] = device->ops->device_group;
@@ -341,6 +365,9 @@ err_disable:
 err_release_name:
 	ib_release_name(device);
 	WRITE_ONCE(device->reg_state, IB_DEV_GONE);
+err_release_cache:
+	if (device->reg_state == IB_DEV_NEW)
+		ib_cache_release_one(device);
 err_unlock:
 	mutex_unlock(&ib_reg_mutex);
 	return ret;
@@ -577,13 +604,43 @@ EXPORT_SYMBOL(ib_get_device_fw_str);
 
 static int __init ib_core_init(void)
 {
-	return ib_sysfs_init();
+	int ret = -ENOMEM;
+
+	ib_comp_wq = alloc_workqueue("ib-comp-wq",
+				     WQ_HIGHPRI | WQ_MEM_RECLAIM | WQ_SYSFS, 0);
+	if (!ib_comp_wq)
+		goto err;
+	ib_comp_unbound_wq = alloc_workqueue("ib-comp-unb-wq",
+					     WQ_UNBOUND | WQ_HIGHPRI |
+					     WQ_MEM_RECLAIM | WQ_SYSFS,
+					     WQ_UNBOUND_MAX_ACTIVE);
+	if (!ib_comp_unbound_wq)
+		goto err_comp;
+	ret = ib_events_init();
+	if (ret)
+		goto err_comp_unbound;
+	ret = ib_sysfs_init();
+	if (ret)
+		goto err_events;
+	return 0;
+
+err_events:
+	ib_events_cleanup();
+err_comp_unbound:
+	destroy_workqueue(ib_comp_unbound_wq);
+err_comp:
+	destroy_workqueue(ib_comp_wq);
+err:
+	return ret;
 }
 
 static void __exit ib_core_exit(void)
 {
 	WARN_ON(!xa_empty(&ib_devices));
 	ib_sysfs_cleanup();
+	ib_events_cleanup();
+	destroy_workqueue(ib_comp_unbound_wq);
+	destroy_workqueue(ib_comp_wq);
 	ida_destroy(&ib_client_ida);
 }
 

@@ -15,5 +15,12 @@ rsync -a --delete --exclude=.git --exclude=/include/ \
       --exclude=Module.symvers --exclude=modules.order \
       --exclude=__pycache__/ "$repo/" "$src/drivers/infiniband/"
 rsync -a --delete "$repo/include/rdma/" "$src/include/rdma/"
-rsync -a --delete "$repo/include/uapi/rdma/" "$src/include/uapi/rdma/"
+# Vendor ABIs we do not implement (hfi/) stay upstream's; restore them if
+# an older version of this script deleted them.
+rsync -a --delete --exclude=/hfi/ "$repo/include/uapi/rdma/" \
+      "$src/include/uapi/rdma/"
+if [ ! -d "$src/include/uapi/rdma/hfi" ]; then
+	tar -C "$(dirname "$src")" -xf /usr/src/linux-source-6.1.tar.xz \
+	    linux-source-6.1/include/uapi/rdma/hfi
+fi
 echo "$src"

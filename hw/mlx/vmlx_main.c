@@ -2,9 +2,10 @@
 /*
  * vmlx module: creates the software HCAs and registers them with the core.
  *
- * This is the driver's first piece: the HCAs exist as RDMA devices with
- * their identity (node type and GUIDs, node description, firmware version),
- * but no ports, verbs or fabric yet.
+ * The HCAs exist as RDMA devices with their identity (node type and GUIDs,
+ * node description, firmware version) and ports that report their
+ * attributes; verbs objects, the transport and the fabric are not there
+ * yet.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -30,40 +31,13 @@ module_param(host_id, ushort, 0444);
 MODULE_PARM_DESC(host_id,
 		 "Host number put into the GUIDs; give every host of a fabric its own (default 0)");
 
-#define VMLX_FW_VERSION "0.1.0"
-
 /* The HCAs this module created, in creation order; module load/unload only. */
 static LIST_HEAD(vmlx_devs);
-
-static void vmlx_get_fw_str(struct ib_device *ibdev, char *str)
-{
-	strscpy(str, VMLX_FW_VERSION, IB_FW_VERSION_NAME_MAX);
-}
-
-static int vmlx_modify_device(struct ib_device *ibdev, int mask,
-			      struct ib_device_modify *modify)
-{
-	struct vmlx_dev *vdev = to_vmlx(ibdev);
-
-	spin_lock(&vdev->attr_lock);
-	if (mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID)
-		ibdev->attrs.sys_image_guid = modify->sys_image_guid;
-	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
-		memcpy(ibdev->node_desc, modify->node_desc,
-		       sizeof(ibdev->node_desc));
-	spin_unlock(&vdev->attr_lock);
-	return 0;
-}
-
-static const struct ib_device_ops vmlx_dev_ops = {
-	.owner = THIS_MODULE,
-	.get_dev_fw_str = vmlx_get_fw_str,
-	.modify_device = vmlx_modify_device,
-};
 
 static struct vmlx_dev *vmlx_create(unsigned int num)
 {
 	struct vmlx_dev *vdev;
+	unsigned int p;
 	u64 guid;
 	int ret;
 
@@ -79,6 +53,11 @@ static struct vmlx_dev *vmlx_create(unsigned int num)
 	vdev->ibdev.node_guid = cpu_to_be64(guid);
 	vdev->ibdev.attrs.sys_image_guid = cpu_to_be64(guid);
 	vdev->ibdev.phys_port_cnt = num_ports;
+	vdev->ibdev.num_comp_vectors = 1;
+	for (p = 0; p < num_ports; p++) {
+		vdev->ports[p].guid = cpu_to_be64(guid + p + 1);
+		vdev->ports[p].state = IB_PORT_INIT;
+	}
 	strscpy(vdev->ibdev.node_desc, "vmlx software HCA",
 		sizeof(vdev->ibdev.node_desc));
 

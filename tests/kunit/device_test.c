@@ -66,10 +66,23 @@ static void kut_log(enum kut_op op, int client, struct ib_device *device)
 	spin_unlock(&kut->lock);
 }
 
+/* Devices registered by others (a built-in driver) are none of our business. */
+static bool kut_ours(struct ib_device *device)
+{
+	int i;
+
+	for (i = 0; i < kut->ndevs; i++)
+		if (kut->devs[i] && &kut->devs[i]->ibdev == device)
+			return true;
+	return false;
+}
+
 static int kut_add(int id, struct ib_device *device)
 {
 	struct kut_client *c = &kut->clients[id];
 
+	if (!kut_ours(device))
+		return -EOPNOTSUPP;
 	kut_log(KUT_ADD, id, device);
 	if (c->add_entered)
 		complete(c->add_entered);

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vmlx verbs: the driver's ib_device_ops table and the device and port
+ * queries.
+ *
+ * Ports behave like real hardware without a subnet manager: the physical
+ * link is up, the logical state is INIT, the LID is 0 and the GID table
+ * holds the link-local GID built from the port GUID.
+ */
+#include <linux/string.h>
+
+#include "vmlx.h"
+
+static int vmlx_query_device(struct ib_device *ibdev,
+			     struct ib_device_attr *attr,
+			     struct ib_udata *udata)
+{
+	/* read first: at registration @attr is ibdev->attrs itself */
+	__be64 sys_image_guid = ibdev->attrs.sys_image_guid;
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = VMLX_FW_VERSION_NUM;
+	attr->sys_image_guid = sys_image_guid;
+	attr->vendor_id = VMLX_VENDOR_ID;
+	attr->vendor_part_id = VMLX_VENDOR_PART_ID;
+	attr->max_mr_size = VMLX_MAX_MR_SIZE;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_qp = VMLX_MAX_QP;
+	attr->max_qp_wr = VMLX_MAX_QP_WR;
+	attr->max_send_sge = VMLX_MAX_SGE;
+	attr->max_recv_sge = VMLX_MAX_SGE;
+	attr->max_sge_rd = VMLX_MAX_SGE;
+	attr->max_cq = VMLX_MAX_CQ;
+	attr->max_cqe = VMLX_MAX_CQE;
+	attr->max_mr = VMLX_MAX_MR;
+	attr->max_pd = VMLX_MAX_PD;
+	attr->max_qp_rd_atom = VMLX_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = VMLX_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = VMLX_MAX_RD_ATOMIC * VMLX_MAX_QP;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->max_mcast_grp = VMLX_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = VMLX_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach =
+		VMLX_MAX_MCAST_QP_ATTACH * VMLX_MAX_MCAST_GRP;
+	attr->max_ah = VMLX_MAX_AH;
+	attr->max_srq = VMLX_MAX_SRQ;
+	attr->max_srq_wr = VMLX_MAX_QP_WR;
+	attr->max_srq_sge = VMLX_MAX_SGE;
+	attr->max_fast_reg_page_list_len = VMLX_MAX_FAST_REG_PAGES;
+	attr->max_pkeys = VMLX_PKEY_TBL_LEN;
+	attr->local_ca_ack_delay = 15;
+	attr->max_inline_data = VMLX_MAX_INLINE;
+	attr->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
+				 IB_DEVICE_BAD_QKEY_CNTR |
+				 IB_DEVICE_SHUTDOWN_PORT |
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+	return 0;
+}
+
+static int vmlx_query_port(struct ib_device *ibdev, u32 port_num,
+			   struct ib_port_attr *attr)
+{
+	struct vmlx_port *port = &to_vmlx(ibdev)->ports[port_num - 1];
+
+	attr->state = port->state;
+	attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	attr->lid = port->lid;
+	attr->lmc = 0;
+	attr->sm_lid = port->sm_lid;
+	attr->sm_sl = 0;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = IB_MTU_4096;
+	attr->phys_mtu = 4096;
+	attr->gid_tbl_len = VMLX_GID_TBL_LEN;
+	attr->pkey_tbl_len = VMLX_PKEY_TBL_LEN;
+	attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_SYS_IMAGE_GUID_SUP;
+	attr->max_msg_sz = VMLX_MAX_MSG_SIZE;
+	attr->max_vl_num = 1;
+	attr->subnet_timeout = 18;
+	attr->active_width = IB_WIDTH_4X;
+	attr->active_speed = IB_SPEED_EDR;
+	attr->subnet_prefix = VMLX_DEFAULT_SUBNET_PREFIX;
+	return 0;
+}
+
+static int vmlx_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+				   struct ib_port_immutable *immutable)
+{
+	immutable->pkey_tbl_len = VMLX_PKEY_TBL_LEN;
+	immutable->gid_tbl_len = VMLX_GID_TBL_LEN;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	immutable->max_mad_size = 256;
+	return 0;
+}
+
+static enum rdma_link_layer vmlx_get_link_layer(struct ib_device *ibdev,
+						u32 port_num)
+{
+	return IB_LINK_LAYER_INFINIBAND;
+}
+
+static int vmlx_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+			   u16 *pkey)
+{
+	/* Until an SM programs the table, entry 0 is the default P_Key. */
+	*pkey = index ? 0 : 0xffff;
+	return 0;
+}
+
+static int vmlx_query_gid(struct ib_device *ibdev, u32 port_num, int index,
+			  union ib_gid *gid)
+{
+	struct vmlx_port *port = &to_vmlx(ibdev)->ports[port_num - 1];
+
+	memset(gid, 0, sizeof(*gid));
+	if (index)
+		return 0;
+	gid->global.subnet_prefix = cpu_to_be64(VMLX_DEFAULT_SUBNET_PREFIX);
+	gid->global.interface_id = port->guid;
+	return 0;
+}
+
+static void vmlx_get_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u",
+		 (u32)(VMLX_FW_VERSION_NUM >> 32),
+		 (u32)(VMLX_FW_VERSION_NUM >> 16) & 0xffff,
+		 (u32)VMLX_FW_VERSION_NUM & 0xffff);
+}
+
+static int vmlx_modify_device(struct ib_device *ibdev, int mask,
+			      struct ib_device_modify *modify)
+{
+	struct vmlx_dev *vdev = to_vmlx(ibdev);
+
+	spin_lock(&vdev->attr_lock);
+	if (mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID)
+		ibdev->attrs.sys_image_guid = modify->sys_image_guid;
+	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
+		memcpy(ibdev->node_desc, modify->node_desc,
+		       sizeof(ibdev->node_desc));
+	spin_unlock(&vdev->attr_lock);
+	return 0;
+}
+
+const struct ib_device_ops vmlx_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_RXE,
+	.uverbs_abi_ver = 2,
+
+	.query_device = vmlx_query_device,
+	.query_port = vmlx_query_port,
+	.get_port_immutable = vmlx_get_port_immutable,
+	.get_link_layer = vmlx_get_link_layer,
+	.query_pkey = vmlx_query_pkey,
+	.query_gid = vmlx_query_gid,
+	.get_dev_fw_str = vmlx_get_fw_str,
+	.modify_device = vmlx_modify_device,
+};

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit tests of the core's verbs layer against a minimal fake driver:
+ * objects in use cannot be freed, QP transitions and attributes the rules
+ * refuse never reach the driver, port events refresh the cache before
+ * handlers run, resource tracking counts what exists, and ib_alloc_cq()
+ * delivers completions to their ib_cqe.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <rdma/ib_verbs.h>
+
+#define KVT_PKEYS	4
+#define KVT_GIDS	2
+#define KVT_MAX_WC	8
+
+/* The fake driver's state; one device at a time. */
+struct kvt_dev {
+	struct ib_device ibdev;
+	u32 lid;
+	u16 pkey3;		/* what the driver reports at P_Key index 3 */
+	int modify_qp_calls;
+	struct ib_wc pending[KVT_MAX_WC];
+	int npending;
+};
+
+static struct kvt_dev *to_kvt(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct kvt_dev, ibdev);
+}
+
+static int kvt_query_device(struct ib_device *ibdev,
+			    struct ib_device_attr *attr, struct ib_udata *udata)
+{
+	attr->max_cqe = 64;
+	attr->max_qp_wr = 64;
+	attr->max_srq_wr = 64;
+	attr->max_srq_sge = 4;
+	attr->max_qp_rd_atom = 4;
+	attr->max_qp_init_rd_atom = 4;
+	attr->max_fast_reg_page_list_len = 16;
+	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
+	return 0;
+}
+
+static int kvt_query_port(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attr *attr)
+{
+	attr->state = IB_PORT_ACTIVE;
+	attr->lid = to_kvt(ibdev)->lid;
+	attr->pkey_tbl_len = KVT_PKEYS;
+	attr->gid_tbl_len = KVT_GIDS;
+	return 0;
+}
+
+static int kvt_port_immutable(struct ib_device *ibdev, u32 port,
+			      struct ib_port_immutable *immutable)
+{
+	immutable->pkey_tbl_len = KVT_PKEYS;
+	immutable->gid_tbl_len = KVT_GIDS;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	return 0;
+}
+
+static int kvt_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			  u16 *pkey)
+{
+	/* 0xffff, then a limited and a full member of partition 0x1234 */
+	static const u16 pkeys[KVT_PKEYS - 1] = { 0xffff, 0x1234, 0x9234 };
+
+	*pkey = index < KVT_PKEYS - 1 ? pkeys[index] : to_kvt(ibdev)->pkey3;
+	return 0;
+}
+
+static int kvt_query_gid(struct ib_device *ibdev, u32 port, int index,
+			 union ib_gid *gid)
+{
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[0] = 0xfe;
+	gid->raw[1] = 0x80;
+	gid->raw[15] = index + 1;
+	return 0;
+}
+
+static int kvt_ok_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int kvt_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+			 struct ib_udata *udata)
+{
+	cq->cqe = attr->cqe;
+	return 0;
+}
+
+static int kvt_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int kvt_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc)
+{
+	struct kvt_dev *kd = to_kvt(cq->device);
+	int i;
+
+	n = min(n, kd->npending);
+	for (i = 0; i < n; i++)
+		wc[i] = kd->pending[i];
+	memmove(kd->pending, kd->pending + n,
+		(kd->npending - n) * sizeof(*kd->pending));
+	kd->npending -= n;
+	return n;
+}
+
+static int kvt_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
+{
+	return 0;
+}
+
+static int kvt_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
+			 struct ib_udata *udata)
+{
+	qp->qp_num = 42;
+	return 0;
+}
+
+static int kvt_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+			 struct ib_udata *udata)
+{
+	to_kvt(qp->device)->modify_qp_calls++;
+	return 0;
+}
+
+static int kvt_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int kvt_create_srq(struct ib_srq *srq, struct ib_srq_init_attr *init,
+			  struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int kvt_destroy_srq(struct ib_srq *srq, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static const struct ib_device_ops kvt_ops = {
+	.query_device = kvt_query_device,
+	.query_port = kvt_query_port,
+	.get_port_immutable = kvt_port_immutable,
+	.query_pkey = kvt_query_pkey,
+	.query_gid = kvt_query_gid,
+	.alloc_pd = kvt_ok_pd,
+	.dealloc_pd = kvt_ok_pd,
+	.create_cq = kvt_create_cq,
+	.destroy_cq = kvt_destroy_cq,
+	.poll_cq = kvt_poll_cq,
+	.req_notify_cq = kvt_req_notify_cq,
+	.create_qp = kvt_create_qp,
+	.modify_qp = kvt_modify_qp,
+	.destroy_qp = kvt_destroy_qp,
+	.create_srq = kvt_create_srq,
+	.destroy_srq = kvt_destroy_srq,
+};
+
+static int kvt_init(struct kunit *test)
+{
+	struct kvt_dev *kd = ib_alloc_device(struct kvt_dev, ibdev);
+
+	if (!kd)
+		return -ENOMEM;
+	kd->ibdev.ops = &kvt_ops;
+	kd->ibdev.node_type = RDMA_NODE_IB_CA;
+	kd->ibdev.phys_port_cnt = 1;
+	kd->lid = 7;
+	if (ib_register_device(&kd->ibdev, "kvt%d", NULL)) {
+		ib_dealloc_device(&kd->ibdev);
+		return -ENODEV;
+	}
+	test->priv = kd;
+	return 0;
+}
+
+static void kvt_exit(struct kunit *test)
+{
+	struct kvt_dev *kd = test->priv;
+
+	ib_unregister_device(&kd->ibdev);
+	ib_dealloc_device(&kd->ibdev);
+}
+
+struct kvt_objs {
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+};
+
+static void kvt_make_objs(struct kunit *test, struct kvt_objs *o,
+			  enum ib_qp_type type)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct ib_cq_init_attr cq_attr = { .cqe = 16 };
+	struct ib_qp_init_attr qp_attr = {
+		.qp_type = type,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4 },
+	};
+
+	o->pd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(o->pd));
+	o->cq = ib_create_cq(dev, NULL, NULL, NULL, &cq_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(o->cq));
+	qp_attr.send_cq = o->cq;
+	qp_attr.recv_cq = o->cq;
+	o->qp = ib_create_qp(o->pd, &qp_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(o->qp));
+}
+
+static void kvt_free_objs(struct kunit *test, struct kvt_objs *o)
+{
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(o->qp), 0);
+	KUNIT_EXPECT_EQ(test, ib_destroy_cq(o->cq), 0);
+	ib_dealloc_pd(o->pd);
+}
+
+/* A PD or CQ in use refuses to go; in reverse order everything goes. */
+static void ib_verbs_usecnt(struct kunit *test)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct ib_srq_init_attr srq_attr = {
+		.attr = { .max_wr = 8, .max_sge = 1 },
+	};
+	struct kvt_objs o;
+	struct ib_srq *srq;
+
+	kvt_make_objs(test, &o, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, o.pd->local_dma_lkey, dev->local_dma_lkey);
+	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_PD), 1);
+	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_CQ), 1);
+	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_QP), 1);
+
+	KUNIT_EXPECT_EQ(test, ib_dealloc_pd_user(o.pd, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, ib_destroy_cq(o.cq), -EBUSY);
+
+	srq = ib_create_srq(o.pd, &srq_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o.pd->usecnt), 2);
+	KUNIT_EXPECT_EQ(test, ib_destroy_srq(srq), 0);
+
+	/* SRQ sizes beyond the device's limits are refused up front. */
+	srq_attr.attr.max_wr = 65;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_srq(o.pd, &srq_attr)), -EINVAL);
+
+	kvt_free_objs(test, &o);
+	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_PD), 0);
+	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_QP), 0);
+}
+
+/* Creation arguments the core refuses before the driver sees them. */
+static void ib_verbs_create_checks(struct kunit *test)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct ib_cq_init_attr big = { .cqe = 65 }, none = { .cqe = 0 };
+	struct ib_qp_init_attr qp_attr = { .qp_type = IB_QPT_RC };
+	struct ib_pd *pd;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_cq(dev, NULL, NULL, NULL, &big)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_cq(dev, NULL, NULL, NULL, &none)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_pd(dev, 0x80)), -EINVAL);
+
+	pd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+	/* no CQs */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(pd, &qp_attr)), -EINVAL);
+	/* special QPs need a valid port */
+	qp_attr.qp_type = IB_QPT_GSI;
+	qp_attr.port_num = 2;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(pd, &qp_attr)), -EINVAL);
+	/* unknown types */
+	qp_attr.qp_type = IB_QPT_MAX;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(pd, &qp_attr)), -EOPNOTSUPP);
+	ib_dealloc_pd(pd);
+}
+
+/* ib_modify_qp() only lets through what the IBA rules allow. */
+static void ib_verbs_modify_qp(struct kunit *test)
+{
+	struct kvt_dev *kd = test->priv;
+	struct ib_qp_attr attr = {};
+	struct kvt_objs o;
+
+	kvt_make_objs(test, &o, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, o.qp->state, IB_QPS_RESET);
+
+	/* RESET -> RTR is not a transition */
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE), -EINVAL);
+	/* RESET -> INIT for RC needs PKEY_INDEX, PORT and ACCESS_FLAGS */
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kd->modify_qp_calls, 0);
+
+	attr.port_num = 1;
+	attr.pkey_index = KVT_PKEYS;	/* out of the table */
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX | IB_QP_PORT |
+					   IB_QP_ACCESS_FLAGS), -EINVAL);
+	attr.pkey_index = 0;
+	attr.port_num = 2;		/* no such port */
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX | IB_QP_PORT |
+					   IB_QP_ACCESS_FLAGS), -EINVAL);
+	attr.port_num = 1;
+	attr.qp_access_flags = 1 << 20;	/* not an access flag */
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX | IB_QP_PORT |
+					   IB_QP_ACCESS_FLAGS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kd->modify_qp_calls, 0);
+
+	attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX | IB_QP_PORT |
+					   IB_QP_ACCESS_FLAGS), 0);
+	KUNIT_EXPECT_EQ(test, o.qp->state, IB_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, kd->modify_qp_calls, 1);
+
+	/* INIT -> RTR with a 25-bit PSN and an invalid MTU */
+	attr.qp_state = IB_QPS_RTR;
+	attr.ah_attr.port_num = 1;
+	attr.path_mtu = IB_MTU_4096 + 1;
+	attr.rq_psn = 1 << 24;
+	attr.max_dest_rd_atomic = 1;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE | IB_QP_AV |
+					   IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+					   IB_QP_RQ_PSN |
+					   IB_QP_MAX_DEST_RD_ATOMIC |
+					   IB_QP_MIN_RNR_TIMER), -EINVAL);
+	attr.path_mtu = IB_MTU_1024;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE | IB_QP_AV |
+					   IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+					   IB_QP_RQ_PSN |
+					   IB_QP_MAX_DEST_RD_ATOMIC |
+					   IB_QP_MIN_RNR_TIMER), -EINVAL);
+	attr.rq_psn = 0xffffff;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE | IB_QP_AV |
+					   IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+					   IB_QP_RQ_PSN |
+					   IB_QP_MAX_DEST_RD_ATOMIC |
+					   IB_QP_MIN_RNR_TIMER), 0);
+	KUNIT_EXPECT_EQ(test, o.qp->state, IB_QPS_RTR);
+
+	/* RTR -> RTS: timeout is 5 bits */
+	attr.qp_state = IB_QPS_RTS;
+	attr.timeout = 32;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE |
+					   IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+					   IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+					   IB_QP_MAX_QP_RD_ATOMIC), -EINVAL);
+	attr.timeout = 14;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE |
+					   IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+					   IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+					   IB_QP_MAX_QP_RD_ATOMIC), 0);
+	KUNIT_EXPECT_EQ(test, o.qp->state, IB_QPS_RTS);
+
+	/* any state -> ERR -> RESET */
+	attr.qp_state = IB_QPS_ERR;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE), 0);
+	attr.qp_state = IB_QPS_RESET;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE), 0);
+	KUNIT_EXPECT_EQ(test, kd->modify_qp_calls, 5);
+	kvt_free_objs(test, &o);
+}
+
+/* Port queries validate the port and index; the cache serves finds. */
+static void ib_verbs_port_cache(struct kunit *test)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct ib_port_attr pattr;
+	union ib_gid gid;
+	u16 index, pkey;
+	u32 port;
+
+	KUNIT_EXPECT_EQ(test, ib_query_port(dev, 0, &pattr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_query_port(dev, 2, &pattr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_query_port(dev, 1, &pattr), 0);
+	KUNIT_EXPECT_EQ(test, pattr.lid, 7);
+	KUNIT_EXPECT_EQ(test, ib_query_pkey(dev, 1, KVT_PKEYS, &pkey), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_query_pkey(dev, 1, 0, &pkey), 0);
+	KUNIT_EXPECT_EQ(test, pkey, 0xffff);
+
+	/* the full member wins over the limited one */
+	KUNIT_EXPECT_EQ(test, ib_find_pkey(dev, 1, 0x1234, &index), 0);
+	KUNIT_EXPECT_EQ(test, index, 2);
+	KUNIT_EXPECT_EQ(test, ib_find_pkey(dev, 1, 0x4321, &index), -ENOENT);
+
+	KUNIT_EXPECT_EQ(test, rdma_query_gid(dev, 1, KVT_GIDS, &gid), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_query_gid(dev, 1, -1, &gid), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_query_gid(dev, 1, 1, &gid), 0);
+	KUNIT_EXPECT_EQ(test, gid.raw[15], 2);
+	KUNIT_EXPECT_EQ(test, ib_find_gid(dev, &gid, &port, &index), 0);
+	KUNIT_EXPECT_EQ(test, port, 1);
+	KUNIT_EXPECT_EQ(test, index, 1);
+}
+
+struct kvt_event_probe {
+	struct ib_event_handler handler;
+	struct completion seen;
+	enum ib_event_type type;
+	int find_ret;
+	u16 index;
+};
+
+static void kvt_event_fn(struct ib_event_handler *h, struct ib_event *event)
+{
+	struct kvt_event_probe *p = container_of(h, struct kvt_event_probe,
+						 handler);
+
+	p->type = event->event;
+	/* The cache must already hold the new table when handlers run. */
+	p->find_ret = ib_find_pkey(event->device, 1, 0xbeef, &p->index);
+	complete(&p->seen);
+}
+
+/* Events reach handlers, in process context, after the cache refresh. */
+static void ib_verbs_events(struct kunit *test)
+{
+	struct kvt_dev *kd = test->priv;
+	struct kvt_event_probe probe = {};
+	struct ib_event event = {
+		.device = &kd->ibdev,
+		.event = IB_EVENT_PKEY_CHANGE,
+		.element.port_num = 1,
+	};
+	u16 index;
+
+	init_completion(&probe.seen);
+	INIT_IB_EVENT_HANDLER(&probe.handler, &kd->ibdev, kvt_event_fn);
+	ib_register_event_handler(&probe.handler);
+
+	/* The driver's table changes; the cache does not know yet. */
+	kd->pkey3 = 0xbeef;
+	KUNIT_EXPECT_EQ(test, ib_find_pkey(&kd->ibdev, 1, 0xbeef, &index),
+			-ENOENT);
+	ib_dispatch_event(&event);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&probe.seen, 5 * HZ),
+			0);
+	KUNIT_EXPECT_EQ(test, probe.type, IB_EVENT_PKEY_CHANGE);
+	KUNIT_EXPECT_EQ(test, probe.find_ret, 0);
+	KUNIT_EXPECT_EQ(test, probe.index, 3);
+	ib_unregister_event_handler(&probe.handler);
+
+	KUNIT_EXPECT_STREQ(test, ib_event_msg(IB_EVENT_LID_CHANGE), "LID change");
+	KUNIT_EXPECT_STREQ(test, ib_event_msg(1000), "unrecognized event");
+	KUNIT_EXPECT_STREQ(test, ib_wc_status_msg(IB_WC_WR_FLUSH_ERR),
+			   "WR flushed");
+}
+
+struct kvt_cqe {
+	struct ib_cqe cqe;
+	int calls;
+	enum ib_wc_status status;
+};
+
+static void kvt_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kvt_cqe *c = container_of(wc->wr_cqe, struct kvt_cqe, cqe);
+
+	c->calls++;
+	c->status = wc->status;
+}
+
+/* ib_alloc_cq() + ib_process_cq_direct(): completions find their ib_cqe. */
+static void ib_verbs_cq_direct(struct kunit *test)
+{
+	struct kvt_dev *kd = test->priv;
+	struct kvt_cqe a = { .cqe.done = kvt_cqe_done };
+	struct kvt_cqe b = { .cqe.done = kvt_cqe_done };
+	struct ib_cq *cq;
+
+	cq = ib_alloc_cq(&kd->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_cq(&kd->ibdev, NULL, 16, 0, 99)),
+			-EINVAL);
+
+	kd->pending[0] = (struct ib_wc){ .wr_cqe = &a.cqe };
+	kd->pending[1] = (struct ib_wc){ .wr_cqe = &b.cqe,
+					 .status = IB_WC_REM_ACCESS_ERR };
+	kd->pending[2] = (struct ib_wc){ .wr_cqe = &a.cqe };
+	kd->npending = 3;
+	KUNIT_EXPECT_EQ(test, ib_process_cq_direct(cq, 2), 2);
+	KUNIT_EXPECT_EQ(test, a.calls, 1);
+	KUNIT_EXPECT_EQ(test, b.calls, 1);
+	KUNIT_EXPECT_EQ(test, b.status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, ib_process_cq_direct(cq, -1), 1);
+	KUNIT_EXPECT_EQ(test, a.calls, 2);
+	KUNIT_EXPECT_EQ(test, ib_process_cq_direct(cq, -1), 0);
+	ib_free_cq(cq);
+}
+
+static struct kunit_case ib_verbs_test_cases[] = {
+	KUNIT_CASE(ib_verbs_usecnt),
+	KUNIT_CASE(ib_verbs_create_checks),
+	KUNIT_CASE(ib_verbs_modify_qp),
+	KUNIT_CASE(ib_verbs_port_cache),
+	KUNIT_CASE(ib_verbs_events),
+	KUNIT_CASE(ib_verbs_cq_direct),
+	{}
+};
+
+static struct kunit_suite ib_verbs_test_suite = {
+	.name = "ib_core_verbs",
+	.init = kvt_init,
+	.exit = kvt_exit,
+	.test_cases = ib_verbs_test_cases,
+};
+
+kunit_test_suite(ib_verbs_test_suite);
