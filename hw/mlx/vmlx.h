@@ -1,14 +1,51 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * vmlx: a software InfiniBand HCA.  Private structures of the driver.
+ *
+ * Who does what (one file per responsibility):
+ *   vmlx_main.c     module parameters, creation and teardown of the HCAs
+ *   vmlx_verbs.c    the ops table, device and port queries
+ *   vmlx_fabric.c   links, the emulated switch, forwarding, fault knobs,
+ *                   port state and counters
+ *   vmlx_recv.c     a packet arriving at a port: checks, QP lookup,
+ *                   multicast fan-out
+ *   vmlx_mcast.c    multicast groups (attach/detach)
+ *   vmlx_debugfs.c  fault knobs and counters under debugfs
+ *   vmlx_queue.c    rings in the soft-RoCE layout, receive queues
+ *   vmlx_pkt.c      building and sending packets
+ *   vmlx_pd.c       PDs and address handles
+ *   vmlx_mr.c       MRs, the key table, copying to and from memory
+ *   vmlx_cq.c       CQs
+ *   vmlx_srq.c      SRQs
+ *   vmlx_qp.c       QPs: creation, state changes, posting, the per-QP work
+ *   vmlx_req.c      requester: work requests to packets
+ *   vmlx_comp.c     completer: ACKs, read responses, retries, completions
+ *   vmlx_resp.c     responder: requests from the wire, ACK/NAK generation
+ *
+ * Concurrency: everything the transport does for one QP runs in that QP's
+ * work item (vmlx_qp_work()) under vmlx_qp.lock, so the requester, the
+ * completer and the responder of a QP never race; different QPs run in
+ * parallel.  Packets reach a QP through its rx_queue; posters reach it
+ * through its rings and vmlx_qp_kick().
  */
 #ifndef VMLX_H
 #define VMLX_H
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/completion.h>
+#include <linux/skbuff.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+#include "vmlx_hdr.h"
 
 #define VMLX_MAX_HCAS	16
 #define VMLX_MAX_PORTS	2
@@ -39,10 +76,28 @@
 #define VMLX_MAX_MR_SIZE		BIT_ULL(40)
 #define VMLX_MAX_MSG_SIZE		BIT(31)
 
+/* QP numbers handed out to ordinary QPs; 0 and 1 are the special QPs. */
+#define VMLX_QPN_MIN			16
+#define VMLX_QPN_MAX			(VMLX_QPN_MASK - 1)
+
 /* Port tables. */
 #define VMLX_PKEY_TBL_LEN		16
 #define VMLX_GID_TBL_LEN		4
 #define VMLX_DEFAULT_SUBNET_PREFIX	0xfe80000000000000ULL
+#define VMLX_DEFAULT_PKEY		0xffff
+
+/* Unicast and multicast LID ranges, IBA 4.1.3 and 7.11.1. */
+#define VMLX_LID_UCAST_MAX		0xbfff
+#define VMLX_LID_MCAST_MIN		0xc000
+#define VMLX_LID_MCAST_MAX		0xfffe
+#define VMLX_LID_PERMISSIVE		0xffff
+
+/* Packets a QP may have waiting in its rx_queue before more are dropped. */
+#define VMLX_QP_RX_QUEUE_MAX		4096
+/* Request packets a requester may have sent but not yet seen acknowledged. */
+#define VMLX_MAX_INFLIGHT_PSN		512
+/* The requester asks for an ACK at least every this many packets. */
+#define VMLX_ACKREQ_INTERVAL		32
 
 /*
  * Node GUIDs are EUI-64 values under a locally administered prefix
@@ -52,19 +107,122 @@
  */
 #define VMLX_GUID_PREFIX	0x02766d6c00000000ULL
 
+struct vmlx_dev;
+struct vmlx_qp;
+struct vmlx_fport;
+
+/* ------------------------------------------------------------------ */
+/* Ports and the fabric                                                */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct vmlx_port_counters - what a port counts, for the PMA and debugfs
+ * @xmit_packets: packets sent on the link
+ * @xmit_bytes: bytes of those packets, LRH through VCRC
+ * @rcv_packets: packets received from the link, good or bad
+ * @rcv_bytes: bytes of those packets
+ * @xmit_discards: packets dropped on the way out: link down, port not
+ *	active for the packet, injected drop
+ * @rcv_errors: packets received malformed or with a bad CRC
+ * @rcv_discards: good packets nobody took: no such QP, wrong LID, P_Key
+ *	or Q_Key mismatch, QP receive queue overflow
+ * @injected_drops: packets the drop knob discarded (also in @xmit_discards)
+ * @injected_corruptions: packets the corrupt knob damaged
+ */
+struct vmlx_port_counters {
+	atomic64_t	xmit_packets;
+	atomic64_t	xmit_bytes;
+	atomic64_t	rcv_packets;
+	atomic64_t	rcv_bytes;
+	atomic64_t	xmit_discards;
+	atomic64_t	rcv_errors;
+	atomic64_t	rcv_discards;
+	atomic64_t	injected_drops;
+	atomic64_t	injected_corruptions;
+};
+
 /**
  * struct vmlx_port - one port of an HCA
+ * @vdev: its HCA
+ * @port_num: its number, from 1
  * @guid: port GUID, big endian
+ * @lock: see below
  * @state: logical port state (INIT until a subnet manager activates it)
+ * @phys_state: physical port state (LINK_UP while cabled and enabled)
  * @lid: base LID, 0 until assigned
+ * @lmc: LID mask control
  * @sm_lid: LID of the subnet manager, 0 if none
+ * @sm_sl: SL to reach the subnet manager
+ * @pkeys: the P_Key table
+ * @fport: the port's end of the fabric (vmlx_fabric.c), NULL if uncabled
+ * @drop_ppm: fault knob, packets per million dropped on transmit
+ * @corrupt_ppm: fault knob, packets per million corrupted on transmit
+ * @cnt: counters
+ * @qp0: the SMI QP of this port, or NULL; under the lock of vdev->qps
+ * @qp1: the GSI QP of this port, or NULL; likewise
+ * @mcast: multicast groups joined on this port, by MLID (vmlx_mcast.c)
+ * @debugfs: the port's debugfs directory
  */
 struct vmlx_port {
+	struct vmlx_dev		*vdev;
+	u32			port_num;
 	__be64			guid;
+	/*
+	 * protects state, phys_state, lid, lmc, sm_lid, sm_sl and pkeys;
+	 * they are written with WRITE_ONCE() under it so that the receive
+	 * path may read them without it
+	 */
+	spinlock_t		lock;
 	enum ib_port_state	state;
-	u32			lid;
-	u32			sm_lid;
+	enum ib_port_phys_state	phys_state;
+	u16			lid;
+	u8			lmc;
+	u16			sm_lid;
+	u8			sm_sl;
+	u16			pkeys[VMLX_PKEY_TBL_LEN];
+	struct vmlx_fport	*fport;
+	u32			drop_ppm;
+	u32			corrupt_ppm;
+	struct vmlx_port_counters cnt;
+	struct vmlx_qp		*qp0;
+	struct vmlx_qp		*qp1;
+	struct xarray		mcast;
+	struct dentry		*debugfs;
 };
+
+/* vmlx_fabric.c */
+int vmlx_fabric_init(unsigned int num_hcas, unsigned int num_ports,
+		     bool back_to_back);
+void vmlx_fabric_cable(struct vmlx_port *port);
+void vmlx_fabric_uncable(struct vmlx_port *port);
+void vmlx_fabric_exit(void);
+void vmlx_fabric_static_lids(void);
+int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb);
+int vmlx_port_set_link(struct vmlx_port *port, bool up);
+void vmlx_port_set_state(struct vmlx_port *port, enum ib_port_state state);
+struct seq_file;
+void vmlx_fabric_show(struct seq_file *m);
+
+/* vmlx_recv.c */
+void vmlx_rcv(struct vmlx_port *port, struct sk_buff *skb);
+
+/* vmlx_mcast.c */
+int vmlx_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int vmlx_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void vmlx_mcast_detach_qp(struct vmlx_qp *qp);
+void vmlx_mcast_deliver(struct vmlx_port *port, struct sk_buff *skb);
+void vmlx_mcast_port_init(struct vmlx_port *port);
+void vmlx_mcast_port_cleanup(struct vmlx_port *port);
+
+/* vmlx_debugfs.c */
+void vmlx_debugfs_init(void);
+void vmlx_debugfs_add_dev(struct vmlx_dev *vdev);
+void vmlx_debugfs_remove_dev(struct vmlx_dev *vdev);
+void vmlx_debugfs_exit(void);
+
+/* ------------------------------------------------------------------ */
+/* The HCA                                                             */
+/* ------------------------------------------------------------------ */
 
 /**
  * struct vmlx_dev - one software HCA
@@ -73,14 +231,37 @@ struct vmlx_port {
  * @num: HCA number, used for its GUIDs
  * @ports: its ports, ibdev.phys_port_cnt of them
  * @attr_lock: see below
+ * @qps: ordinary QPs by QP number; looked up under its lock, which
+ *	also protects the ports' qp0 and qp1
+ * @mrs: MRs by key index (key >> 8); looked up under RCU
+ * @ahs: address handles by ah_num; looked up under RCU
+ * @next_qpn: where the cyclic QP number allocation goes on from
+ * @next_mr: where the cyclic MR index allocation goes on from
+ * @next_ah: where the cyclic ah_num allocation goes on from
+ * @num_qps: QPs in existence, against VMLX_MAX_QP
+ * @num_pds: PDs in existence, against VMLX_MAX_PD (also for the others)
+ * @num_cqs: CQs in existence
+ * @num_srqs: SRQs in existence
+ * @debugfs: the HCA's debugfs directory
  */
 struct vmlx_dev {
-	struct ib_device ibdev;
-	struct list_head list;
-	unsigned int num;
-	struct vmlx_port ports[VMLX_MAX_PORTS];
+	struct ib_device	ibdev;
+	struct list_head	list;
+	unsigned int		num;
+	struct vmlx_port	ports[VMLX_MAX_PORTS];
 	/* protects ibdev.node_desc and ibdev.attrs.sys_image_guid */
-	spinlock_t attr_lock;
+	spinlock_t		attr_lock;
+	struct xarray		qps;
+	struct xarray		mrs;
+	struct xarray		ahs;
+	u32			next_qpn;
+	u32			next_mr;
+	u32			next_ah;
+	atomic_t		num_qps;
+	atomic_t		num_pds;
+	atomic_t		num_cqs;
+	atomic_t		num_srqs;
+	struct dentry		*debugfs;
 };
 
 static inline struct vmlx_dev *to_vmlx(struct ib_device *ibdev)
@@ -88,6 +269,694 @@ static inline struct vmlx_dev *to_vmlx(struct ib_device *ibdev)
 	return container_of(ibdev, struct vmlx_dev, ibdev);
 }
 
+static inline struct vmlx_port *vmlx_port(struct vmlx_dev *vdev, u32 num)
+{
+	return &vdev->ports[num - 1];
+}
+
 extern const struct ib_device_ops vmlx_dev_ops;
+extern struct workqueue_struct *vmlx_wq;
+
+/* ------------------------------------------------------------------ */
+/* Rings (vmlx_queue.c)                                                */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct vmlx_queue - a ring in the layout of struct rxe_queue_buf
+ * @buf: the header and the slots; vmalloc_user() memory so that a user
+ *	queue can be mapped into its process
+ * @buf_size: bytes of @buf
+ * @log2_elem_size: log2 of the slot size
+ * @mask: slots - 1
+ * @index: the kernel's own index: the producer index of a queue the HCA
+ *	fills (CQ), the consumer index of a queue the HCA drains (SQ, RQ,
+ *	SRQ).  The copy in @buf is only ever written from it.
+ * @peer_index: the index of the other end when that end is in the
+ *	kernel too: the producer index of kernel posters to a SQ, RQ or
+ *	SRQ, the consumer index of a kernel CQ's poller (under the owner's
+ *	lock)
+ *
+ * The shared indexes follow the soft-RoCE protocol: stored masked, read
+ * with acquire, written with release; a full ring has one free slot.
+ */
+struct vmlx_queue {
+	struct rxe_queue_buf	*buf;
+	size_t			buf_size;
+	u32			log2_elem_size;
+	u32			mask;
+	u32			index;
+	u32			peer_index;
+};
+
+int vmlx_queue_init(struct vmlx_queue *q, u32 *num_elem, size_t elem_size);
+void vmlx_queue_cleanup(struct vmlx_queue *q);
+
+static inline void *vmlx_queue_slot(const struct vmlx_queue *q, u32 index)
+{
+	return q->buf->data + ((size_t)(index & q->mask) << q->log2_elem_size);
+}
+
+static inline size_t vmlx_queue_elem_size(const struct vmlx_queue *q)
+{
+	return (size_t)1 << q->log2_elem_size;
+}
+
+/* The HCA drains the queue: posters produce, the HCA consumes. */
+static inline u32 vmlx_queue_producer(const struct vmlx_queue *q)
+{
+	/* pairs with the producer's release: the slots are written */
+	return smp_load_acquire(&q->buf->producer_index) & q->mask;
+}
+
+static inline bool vmlx_queue_empty(const struct vmlx_queue *q)
+{
+	return vmlx_queue_producer(q) == q->index;
+}
+
+static inline void vmlx_queue_consume(struct vmlx_queue *q)
+{
+	q->index = (q->index + 1) & q->mask;
+	/* the slot is read before the producer may reuse it */
+	smp_store_release(&q->buf->consumer_index, q->index);
+}
+
+/* Consume everything posted so far, unread (a QP going to RESET). */
+static inline void vmlx_queue_consume_all(struct vmlx_queue *q)
+{
+	q->index = vmlx_queue_producer(q);
+	/* the consumer's side of the protocol, as in vmlx_queue_consume() */
+	smp_store_release(&q->buf->consumer_index, q->index);
+}
+
+/* Kernel posters to a queue the HCA drains; under the owner's lock. */
+static inline bool vmlx_queue_post_full(const struct vmlx_queue *q)
+{
+	/* pairs with the consumer's release: the slot is free to reuse */
+	u32 cons = smp_load_acquire(&q->buf->consumer_index) & q->mask;
+
+	return ((q->peer_index + 1) & q->mask) == cons;
+}
+
+static inline void *vmlx_queue_post_slot(const struct vmlx_queue *q)
+{
+	return vmlx_queue_slot(q, q->peer_index);
+}
+
+static inline void vmlx_queue_post_commit(struct vmlx_queue *q)
+{
+	q->peer_index = (q->peer_index + 1) & q->mask;
+	/* the slot's contents are visible before the index moves */
+	smp_store_release(&q->buf->producer_index, q->peer_index);
+}
+
+/* The HCA fills the queue (CQ): the HCA produces. */
+static inline bool vmlx_queue_fill_full(const struct vmlx_queue *q)
+{
+	/* pairs with the consumer's release: the slot is free to reuse */
+	u32 cons = smp_load_acquire(&q->buf->consumer_index) & q->mask;
+
+	return ((q->index + 1) & q->mask) == cons;
+}
+
+static inline void vmlx_queue_fill_commit(struct vmlx_queue *q)
+{
+	q->index = (q->index + 1) & q->mask;
+	/* the entry's contents are visible before the index moves */
+	smp_store_release(&q->buf->producer_index, q->index);
+}
+
+/**
+ * struct vmlx_rq - a receive queue, of a QP or of an SRQ
+ * @q: the ring of struct rxe_recv_wqe
+ * @lock: see below
+ * @max_wr: its capacity
+ * @max_sge: scatter entries per WQE
+ */
+struct vmlx_rq {
+	struct vmlx_queue	q;
+	/* protects q.peer_index (kernel posters) and q.index (consumers) */
+	spinlock_t		lock;
+	u32			max_wr;
+	u32			max_sge;
+};
+
+int vmlx_rq_init(struct vmlx_rq *rq, u32 *max_wr, u32 *max_sge);
+void vmlx_rq_cleanup(struct vmlx_rq *rq);
+int vmlx_rq_post(struct vmlx_rq *rq, const struct ib_recv_wr *wr,
+		 const struct ib_recv_wr **bad_wr);
+bool vmlx_rq_pop(struct vmlx_rq *rq, struct rxe_recv_wqe *wqe);
+u32 vmlx_rq_count(struct vmlx_rq *rq);
+
+static inline size_t vmlx_recv_wqe_size(u32 max_sge)
+{
+	return sizeof(struct rxe_recv_wqe) + max_sge * sizeof(struct rxe_sge);
+}
+
+/* ------------------------------------------------------------------ */
+/* PDs, AHs, MRs (vmlx_pd.c, vmlx_mr.c)                                */
+/* ------------------------------------------------------------------ */
+
+struct vmlx_pd {
+	struct ib_pd		ibpd;
+};
+
+static inline struct vmlx_pd *to_vpd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct vmlx_pd, ibpd);
+}
+
+/**
+ * struct vmlx_av - where packets go: the resolved address of an AH or of
+ * an RC/UC QP's primary path
+ * @port_num: the local port
+ * @dlid: destination LID
+ * @src_path_bits: added to the port's LID to make the SLID
+ * @sl: service level
+ * @global: whether packets carry a GRH
+ * @grh: the GRH fields, when @global
+ */
+struct vmlx_av {
+	u32			port_num;
+	u16			dlid;
+	u8			src_path_bits;
+	u8			sl;
+	bool			global;
+	struct ib_global_route	grh;
+};
+
+void vmlx_av_from_attr(struct vmlx_av *av, const struct rdma_ah_attr *attr);
+void vmlx_av_to_attr(const struct vmlx_av *av, struct rdma_ah_attr *attr);
+
+/**
+ * struct vmlx_ah_entry - what vmlx_dev.ahs holds for an AH
+ * @rcu: frees the entry after a grace period: the core frees the AH
+ *	itself as soon as destroy_ah returns, possibly in atomic context,
+ *	while vmlx_ah_lookup() may still be reading the entry under RCU
+ * @pd: the AH's PD, only compared, never dereferenced
+ * @av: a copy of the AH's address
+ */
+struct vmlx_ah_entry {
+	struct rcu_head		rcu;
+	struct ib_pd		*pd;
+	struct vmlx_av		av;
+};
+
+/**
+ * struct vmlx_ah - an address handle
+ * @ibah: the core's AH
+ * @av: its address
+ * @ah_num: its number, never 0, by which UD work requests name it
+ * @entry: its entry in vmlx_dev.ahs
+ */
+struct vmlx_ah {
+	struct ib_ah		ibah;
+	struct vmlx_av		av;
+	u32			ah_num;
+	struct vmlx_ah_entry	*entry;
+};
+
+static inline struct vmlx_ah *to_vah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct vmlx_ah, ibah);
+}
+
+int vmlx_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int vmlx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int vmlx_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		   struct ib_udata *udata);
+int vmlx_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int vmlx_destroy_ah(struct ib_ah *ibah, u32 flags);
+bool vmlx_ah_lookup(struct vmlx_dev *vdev, u32 ah_num, struct ib_pd *pd,
+		    struct vmlx_av *av);
+
+enum vmlx_mr_kind {
+	VMLX_MR_DMA,		/* all of kernel memory, iova = kernel VA */
+	VMLX_MR_FAST_REG,	/* pages mapped by ib_map_mr_sg, REG_MR WRs */
+};
+
+enum vmlx_mr_state {
+	VMLX_MR_INVALID,	/* not usable (fast-reg MR before REG_MR) */
+	VMLX_MR_VALID,
+};
+
+/**
+ * struct vmlx_mr - a memory region
+ * @ibmr: the core's MR; lkey, rkey, iova, length live there
+ * @kind: see &enum vmlx_mr_kind
+ * @lock: see below
+ * @state: see &enum vmlx_mr_state
+ * @access: IB_ACCESS_* flags in force
+ * @key: the key in force (lkey == rkey); the ULP may already have
+ *	changed ibmr.lkey and ibmr.rkey for its next registration
+ * @iova: first address of the region in force
+ * @length: its length
+ * @page_shift: log2 of the page size of the registration in force
+ * @page_off: offset of the first byte in @pages[0]
+ * @index: its slot in vmlx_dev.mrs, the key without the variant byte
+ * @pages: for a fast-reg MR, the kernel virtual address of each page
+ * @max_pages: room in @pages
+ * @npages: pages mapped by the last ib_map_mr_sg()
+ * @map_page_off: offset of the first byte in @pages[0] for that mapping
+ * @users: one for the MR itself plus one per packet using it; dereg
+ *	waits for the packets
+ * @released: completed when @users drops to zero
+ * @rcu: frees the MR after a grace period, for lockless key lookups
+ *
+ * The ULP owns ibmr: ib_map_mr_sg() and ib_update_fast_reg_key() change it
+ * whenever they like.  The registration in force is what vmlx_mr_fast_reg()
+ * copied from it (@key, @access, @iova, @length, @page_shift, @page_off).
+ */
+struct vmlx_mr {
+	struct ib_mr		ibmr;
+	enum vmlx_mr_kind	kind;
+	/* protects state, access, key, iova, length, page_shift, page_off */
+	spinlock_t		lock;
+	enum vmlx_mr_state	state;
+	int			access;
+	u32			key;
+	u64			iova;
+	u64			length;
+	u32			page_shift;
+	u32			page_off;
+	u32			index;
+	u64			*pages;
+	u32			max_pages;
+	u32			npages;
+	u32			map_page_off;
+	refcount_t		users;
+	struct completion	released;
+	struct rcu_head		rcu;
+};
+
+static inline struct vmlx_mr *to_vmr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct vmlx_mr, ibmr);
+}
+
+struct ib_mr *vmlx_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *vmlx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg);
+int vmlx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
+int vmlx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* Which key of an MR a lookup matches. */
+enum vmlx_key_type {
+	VMLX_LKEY,
+	VMLX_RKEY,
+};
+
+struct vmlx_mr *vmlx_mr_get(struct vmlx_dev *vdev, struct ib_pd *pd, u32 key,
+			    enum vmlx_key_type type, u64 iova, u64 len,
+			    int access, int *err);
+void vmlx_mr_put(struct vmlx_mr *mr);
+
+enum vmlx_copy_dir {
+	VMLX_TO_MR,		/* buffer -> memory region */
+	VMLX_FROM_MR,		/* memory region -> buffer */
+};
+
+void vmlx_mr_copy(struct vmlx_mr *mr, u64 iova, void *buf, u32 len,
+		  enum vmlx_copy_dir dir);
+void *vmlx_mr_atomic_addr(struct vmlx_mr *mr, u64 iova);
+int vmlx_sge_copy(struct vmlx_dev *vdev, struct ib_pd *pd,
+		  const struct rxe_sge *sge, u32 num_sge, u32 offset,
+		  void *buf, u32 len, enum vmlx_copy_dir dir);
+int vmlx_mr_fast_reg(struct vmlx_dev *vdev, struct ib_pd *pd,
+		     struct ib_mr *ibmr, u32 key, int access);
+int vmlx_mr_invalidate(struct vmlx_dev *vdev, struct ib_pd *pd, u32 key);
+
+/* ------------------------------------------------------------------ */
+/* CQs and SRQs (vmlx_cq.c, vmlx_srq.c)                                */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct vmlx_cq - a completion queue
+ * @ibcq: the core's CQ
+ * @q: the ring; a kernel CQ holds struct ib_wc in its slots
+ * @lock: see below
+ * @notify: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP while armed, else 0
+ * @overflow: a completion was lost because the ring was full
+ */
+struct vmlx_cq {
+	struct ib_cq		ibcq;
+	struct vmlx_queue	q;
+	/* protects the ring (both ends for a kernel CQ) and notify */
+	spinlock_t		lock;
+	u8			notify;
+	bool			overflow;
+};
+
+static inline struct vmlx_cq *to_vcq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct vmlx_cq, ibcq);
+}
+
+int vmlx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct ib_udata *udata);
+int vmlx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int vmlx_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int vmlx_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int vmlx_cq_post(struct vmlx_cq *cq, const struct ib_wc *wc, bool solicited);
+
+/**
+ * struct vmlx_srq - a shared receive queue
+ * @ibsrq: the core's SRQ
+ * @rq: its receive queue
+ * @limit: the armed limit, 0 when not armed
+ */
+struct vmlx_srq {
+	struct ib_srq		ibsrq;
+	struct vmlx_rq		rq;
+	u32			limit;
+};
+
+static inline struct vmlx_srq *to_vsrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct vmlx_srq, ibsrq);
+}
+
+int vmlx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		    struct ib_udata *udata);
+int vmlx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int vmlx_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int vmlx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int vmlx_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+bool vmlx_srq_pop(struct vmlx_srq *srq, struct rxe_recv_wqe *wqe);
+
+/* ------------------------------------------------------------------ */
+/* Packets (vmlx_pkt.c)                                                */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct vmlx_pkt - what is known about a packet, kept in skb->cb
+ * @port: the port it arrived on (receive) or leaves from (send)
+ * @op: its opcode's description
+ * @bth: offset of the BTH in skb->data
+ * @payload: offset of the payload
+ * @paylen: payload bytes, pad excluded
+ * @slid: LRH:SLID
+ * @dlid: LRH:DLID
+ * @sl: LRH:SL
+ * @opcode: BTH:OpCode
+ * @global: whether a GRH follows the LRH
+ * @psn: BTH:PSN
+ * @qpn: BTH:DestQP
+ *
+ * skb->data holds the whole packet, LRH through VCRC.
+ */
+struct vmlx_pkt {
+	struct vmlx_port		*port;
+	const struct vmlx_opcode_info	*op;
+	u16				bth;
+	u16				payload;
+	u16				paylen;
+	u16				slid;
+	u16				dlid;
+	u8				sl;
+	u8				opcode;
+	bool				global;
+	u32				psn;
+	u32				qpn;
+};
+
+static inline struct vmlx_pkt *vmlx_pkt(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct vmlx_pkt) > sizeof(skb->cb));
+	return (struct vmlx_pkt *)skb->cb;
+}
+
+static inline struct vmlx_bth *vmlx_pkt_bth(struct sk_buff *skb)
+{
+	return (struct vmlx_bth *)(skb->data + vmlx_pkt(skb)->bth);
+}
+
+static inline struct vmlx_grh *vmlx_pkt_grh(struct sk_buff *skb)
+{
+	return (struct vmlx_grh *)(skb->data + VMLX_LRH_BYTES);
+}
+
+/* An extension header the packet's opcode carries. */
+static inline void *vmlx_pkt_eth(struct sk_buff *skb, enum vmlx_eth eth)
+{
+	struct vmlx_pkt *pkt = vmlx_pkt(skb);
+
+	return skb->data + pkt->bth + pkt->op->eth_off[eth];
+}
+
+static inline void *vmlx_pkt_payload(struct sk_buff *skb)
+{
+	return skb->data + vmlx_pkt(skb)->payload;
+}
+
+struct sk_buff *vmlx_pkt_alloc(struct vmlx_qp *qp, const struct vmlx_av *av,
+			       u32 dqpn, u8 opcode, u32 psn, u32 paylen);
+int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb);
+
+/* ------------------------------------------------------------------ */
+/* QPs (vmlx_qp.c) and the transport                                   */
+/* ------------------------------------------------------------------ */
+
+/* State of a send WQE in the kernel's private copy of the send queue. */
+enum vmlx_wqe_state {
+	VMLX_WQE_POSTED,	/* not started */
+	VMLX_WQE_PENDING,	/* started: some packets sent */
+	VMLX_WQE_SENT,		/* every packet sent, waiting for the answer */
+	VMLX_WQE_DONE,		/* finished; status says how */
+};
+
+/**
+ * struct vmlx_sq - a send queue
+ * @q: the ring of struct rxe_send_wqe
+ * @lock: see below
+ * @shadow: the kernel's private copies of the WQEs it has fetched, one
+ *	slot of the same size per ring slot; the transport works on these,
+ *	never on the ring that a user process can rewrite under it
+ * @max_wr: capacity
+ * @max_sge: gather entries per WQE
+ * @max_inline: inline bytes per WQE
+ */
+struct vmlx_sq {
+	struct vmlx_queue	q;
+	/* protects q.peer_index, for kernel posters */
+	spinlock_t		lock;
+	void			*shadow;
+	u32			max_wr;
+	u32			max_sge;
+	u32			max_inline;
+};
+
+static inline struct rxe_send_wqe *vmlx_sq_wqe(const struct vmlx_sq *sq,
+					       u32 index)
+{
+	return sq->shadow + ((size_t)(index & sq->q.mask) <<
+			     sq->q.log2_elem_size);
+}
+
+/**
+ * struct vmlx_req - requester state
+ * @psn: the next PSN to send
+ * @next: SQ index of the WQE being sent, or of the next to start
+ * @fetched: SQ index up to which WQEs have been copied to the shadow
+ * @rd_atomic: READ and atomic requests outstanding
+ * @sqd_notified: the SQ drained event of the current SQD was sent
+ */
+struct vmlx_req {
+	u32			psn;
+	u32			next;
+	u32			fetched;
+	u32			rd_atomic;
+	bool			sqd_notified;
+};
+
+/**
+ * struct vmlx_comp - completer state
+ * @psn: the oldest PSN not yet acknowledged (or read response expected)
+ * @retry_left: transport retries left (retry_cnt) before RETRY_EXC_ERR
+ * @rnr_left: RNR retries left (7 means without limit)
+ * @timer: the retransmission timer (the QP's local ACK timeout)
+ * @rnr_timer: the RNR back-off timer
+ * @timed_out: set by @timer, handled in the QP work
+ * @rnr_wait: waiting for @rnr_timer; the requester sends nothing new
+ * @rnr_done: set by @rnr_timer, handled in the QP work
+ * @rewind_psn: the PSN the requester was last sent back to, so that a run
+ *	of out-of-order read responses rewinds it only once
+ * @rewind_valid: @rewind_psn holds a value
+ */
+struct vmlx_comp {
+	u32			psn;
+	u8			retry_left;
+	u8			rnr_left;
+	struct timer_list	timer;
+	struct timer_list	rnr_timer;
+	bool			timed_out;
+	bool			rnr_wait;
+	bool			rnr_done;
+	u32			rewind_psn;
+	bool			rewind_valid;
+};
+
+/**
+ * struct vmlx_resp_res - a READ or atomic request the responder answered,
+ * kept to answer it again if it comes back as a duplicate
+ * @opcode: the request's opcode, 0 if the slot is free
+ * @first_psn: the request's PSN
+ * @last_psn: the PSN of its last response
+ * @va: the requested address
+ * @rkey: the requested R_Key
+ * @length: the requested length (READ)
+ * @orig: the value the atomic found (atomic)
+ */
+struct vmlx_resp_res {
+	u8			opcode;
+	u32			first_psn;
+	u32			last_psn;
+	u64			va;
+	u32			rkey;
+	u32			length;
+	u64			orig;
+};
+
+/**
+ * struct vmlx_resp - responder state
+ * @psn: the expected PSN (ePSN)
+ * @msn: the message sequence number, of the last message completed
+ * @nak_sent: a PSN sequence error NAK was sent for the current gap
+ * @in_msg: opcode family of the message in progress: 0, %VMLX_OPF_SEND
+ *	or %VMLX_OPF_WRITE
+ * @wqe_valid: @wqe holds a receive WQE taken from the RQ or SRQ
+ * @wqe: the receive WQE the current or next SEND lands in (a snapshot;
+ *	room for the RQ's or SRQ's max_sge)
+ * @offset: bytes of the current message received so far
+ * @va: RDMA WRITE in progress: the next address to write
+ * @rkey: RDMA WRITE in progress: its R_Key
+ * @resid: RDMA WRITE in progress: bytes still to come
+ * @res: remembered READ and atomic requests, max_dest_rd_atomic of them
+ * @res_num: slots in @res
+ * @res_next: the slot the next one goes in
+ * @status: error found for the message in progress (UC/UD)
+ */
+struct vmlx_resp {
+	u32			psn;
+	u32			msn;
+	bool			nak_sent;
+	u32			in_msg;
+	bool			wqe_valid;
+	struct rxe_recv_wqe	*wqe;
+	u32			offset;
+	u64			va;
+	u32			rkey;
+	u32			resid;
+	struct vmlx_resp_res	*res;
+	u32			res_num;
+	u32			res_next;
+	enum ib_wc_status	status;
+};
+
+/**
+ * struct vmlx_qp - a queue pair
+ * @ibqp: the core's QP
+ * @vdev: its HCA
+ * @lock: see below
+ * @state: the QP's state, as the transport sees it
+ * @attr: attributes in force: path_mtu, qkey, dest_qp_num, access flags,
+ *	pkey_index, port_num, timeout, retry_cnt, rnr_retry,
+ *	min_rnr_timer, max_rd_atomic, max_dest_rd_atomic, sq_psn, rq_psn
+ * @av: the primary path (RC, UC)
+ * @mtu: path MTU in bytes
+ * @sig_all: every send WR completes, signalled or not
+ * @sq: send queue
+ * @rq: receive queue, unused with an SRQ
+ * @srq: the SRQ, or NULL
+ * @scq: send CQ
+ * @rcq: receive CQ
+ * @rx_queue: packets for the QP, not yet processed
+ * @work: the QP's work item, which runs the transport
+ * @req: requester state
+ * @comp: completer state
+ * @resp: responder state
+ * @refs: lookups in flight (packet delivery) plus one for the QP itself
+ * @released: completed when @refs drops to zero
+ * @dying: destroy_qp has begun; nothing new is started
+ * @mcast_list: multicast groups attached (vmlx_mcast.c)
+ */
+struct vmlx_qp {
+	struct ib_qp		ibqp;
+	struct vmlx_dev		*vdev;
+	/* serialises the transport of the QP with its state changes */
+	struct mutex		lock;
+	enum ib_qp_state	state;
+	struct ib_qp_attr	attr;
+	struct vmlx_av		av;
+	u32			mtu;
+	bool			sig_all;
+	struct vmlx_sq		sq;
+	struct vmlx_rq		rq;
+	struct vmlx_srq		*srq;
+	struct vmlx_cq		*scq;
+	struct vmlx_cq		*rcq;
+	struct sk_buff_head	rx_queue;
+	struct work_struct	work;
+	struct vmlx_req		req;
+	struct vmlx_comp	comp;
+	struct vmlx_resp	resp;
+	refcount_t		refs;
+	struct completion	released;
+	bool			dying;
+	struct list_head	mcast_list;
+};
+
+static inline struct vmlx_qp *to_vqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct vmlx_qp, ibqp);
+}
+
+static inline bool vmlx_qp_is_ud(const struct vmlx_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD ||
+	       qp->ibqp.qp_type == IB_QPT_GSI ||
+	       qp->ibqp.qp_type == IB_QPT_SMI;
+}
+
+int vmlx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		   struct ib_udata *udata);
+int vmlx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int vmlx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init);
+int vmlx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int vmlx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+
+struct vmlx_qp *vmlx_qp_get(struct vmlx_port *port, u32 qpn);
+void vmlx_qp_put(struct vmlx_qp *qp);
+void vmlx_qp_rx(struct vmlx_qp *qp, struct sk_buff *skb);
+void vmlx_qp_kick(struct vmlx_qp *qp);
+void vmlx_qp_error(struct vmlx_qp *qp);
+void vmlx_qp_event(struct vmlx_qp *qp, enum ib_event_type type);
+bool vmlx_sq_fetch(struct vmlx_qp *qp);
+u16 vmlx_qp_pkey(struct vmlx_qp *qp);
+
+/* vmlx_req.c: returns true if it did anything */
+bool vmlx_req_run(struct vmlx_qp *qp);
+void vmlx_req_rewind(struct vmlx_qp *qp, u32 psn);
+
+/* vmlx_comp.c */
+void vmlx_comp_rcv(struct vmlx_qp *qp, struct sk_buff *skb);
+bool vmlx_comp_run(struct vmlx_qp *qp);
+void vmlx_comp_arm_timer(struct vmlx_qp *qp);
+void vmlx_comp_init(struct vmlx_qp *qp);
+void vmlx_comp_stop(struct vmlx_qp *qp);
+
+/* vmlx_resp.c */
+int vmlx_resp_init(struct vmlx_qp *qp);
+void vmlx_resp_reset(struct vmlx_qp *qp);
+void vmlx_resp_cleanup(struct vmlx_qp *qp);
+void vmlx_resp_rcv(struct vmlx_qp *qp, struct sk_buff *skb);
+void vmlx_resp_flush(struct vmlx_qp *qp);
 
 #endif /* VMLX_H */

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * vmlx module: creates the software HCAs and registers them with the core.
+ * vmlx module: creates the software HCAs, cables them into the emulated
+ * fabric and registers them with the core.
  *
- * The HCAs exist as RDMA devices with their identity (node type and GUIDs,
- * node description, firmware version) and ports that report their
- * attributes; verbs objects, the transport and the fabric are not there
- * yet.
+ * Load: the work queue, the fabric, the debugfs root; every HCA allocated
+ * with its ports set up and cabled; then every HCA registered, with its
+ * debugfs directory; then, with static_lids, LIDs and ACTIVE ports.
+ * Unload (and a failed load): every HCA unregistered, every port
+ * uncabled, the fabric gone, debugfs gone, the HCAs freed, the work queue
+ * last.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -31,15 +34,42 @@ module_param(host_id, ushort, 0444);
 MODULE_PARM_DESC(host_id,
 		 "Host number put into the GUIDs; give every host of a fabric its own (default 0)");
 
+static bool static_lids;
+module_param(static_lids, bool, 0444);
+MODULE_PARM_DESC(static_lids,
+		 "Lab option for fabrics without a subnet manager: give every port a LID and make it ACTIVE at load (default 0: ports stay INIT until an SM configures them)");
+
+static bool back_to_back;
+module_param(back_to_back, bool, 0444);
+MODULE_PARM_DESC(back_to_back,
+		 "Cable HCA 2k port p straight to HCA 2k+1 port p, without a switch (default 0: every port on one switch)");
+
+/* Where the QPs' work items run (the transport). */
+struct workqueue_struct *vmlx_wq;
+
 /* The HCAs this module created, in creation order; module load/unload only. */
 static LIST_HEAD(vmlx_devs);
 
+static void vmlx_port_init(struct vmlx_dev *vdev, u32 port_num, u64 guid)
+{
+	struct vmlx_port *port = vmlx_port(vdev, port_num);
+
+	port->vdev = vdev;
+	port->port_num = port_num;
+	port->guid = cpu_to_be64(guid + port_num);
+	spin_lock_init(&port->lock);
+	port->state = IB_PORT_INIT;
+	port->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	port->pkeys[0] = VMLX_DEFAULT_PKEY;
+	vmlx_mcast_port_init(port);
+}
+
+/* An HCA with its ports cabled, not registered yet. */
 static struct vmlx_dev *vmlx_create(unsigned int num)
 {
 	struct vmlx_dev *vdev;
 	unsigned int p;
 	u64 guid;
-	int ret;
 
 	vdev = ib_alloc_device(struct vmlx_dev, ibdev);
 	if (!vdev)
@@ -47,6 +77,9 @@ static struct vmlx_dev *vmlx_create(unsigned int num)
 
 	vdev->num = num;
 	spin_lock_init(&vdev->attr_lock);
+	xa_init_flags(&vdev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&vdev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&vdev->ahs, XA_FLAGS_ALLOC1);
 	guid = VMLX_GUID_PREFIX | (u64)host_id << 16 | num << 4;
 	vdev->ibdev.ops = &vmlx_dev_ops;
 	vdev->ibdev.node_type = RDMA_NODE_IB_CA;
@@ -54,34 +87,41 @@ static struct vmlx_dev *vmlx_create(unsigned int num)
 	vdev->ibdev.attrs.sys_image_guid = cpu_to_be64(guid);
 	vdev->ibdev.phys_port_cnt = num_ports;
 	vdev->ibdev.num_comp_vectors = 1;
-	for (p = 0; p < num_ports; p++) {
-		vdev->ports[p].guid = cpu_to_be64(guid + p + 1);
-		vdev->ports[p].state = IB_PORT_INIT;
-	}
 	strscpy(vdev->ibdev.node_desc, "vmlx software HCA",
 		sizeof(vdev->ibdev.node_desc));
-
-	ret = ib_register_device(&vdev->ibdev, "vmlx%d", NULL);
-	if (ret) {
-		ib_dealloc_device(&vdev->ibdev);
-		return ERR_PTR(ret);
-	}
+	for (p = 1; p <= num_ports; p++)
+		vmlx_port_init(vdev, p, guid);
+	for (p = 1; p <= num_ports; p++)
+		vmlx_fabric_cable(vmlx_port(vdev, p));
 	return vdev;
 }
 
-static void vmlx_destroy(struct vmlx_dev *vdev)
-{
-	ib_unregister_device(&vdev->ibdev);
-	ib_dealloc_device(&vdev->ibdev);
-}
-
-static void vmlx_destroy_all(void)
+/*
+ * Undo everything, for whatever exists: unregister every HCA (a no-op for
+ * one not registered), uncable every port, take the fabric and debugfs
+ * down, free the HCAs.
+ */
+static void vmlx_teardown(void)
 {
 	struct vmlx_dev *vdev, *next;
+	unsigned int p;
 
+	list_for_each_entry_reverse(vdev, &vmlx_devs, list)
+		ib_unregister_device(&vdev->ibdev);
+	list_for_each_entry_reverse(vdev, &vmlx_devs, list)
+		for (p = 1; p <= num_ports; p++)
+			vmlx_fabric_uncable(vmlx_port(vdev, p));
+	vmlx_fabric_exit();
+	list_for_each_entry(vdev, &vmlx_devs, list)
+		vmlx_debugfs_remove_dev(vdev);
+	vmlx_debugfs_exit();
 	list_for_each_entry_safe_reverse(vdev, next, &vmlx_devs, list) {
 		list_del(&vdev->list);
-		vmlx_destroy(vdev);
+		for (p = 1; p <= num_ports; p++)
+			vmlx_mcast_port_cleanup(vmlx_port(vdev, p));
+		WARN_ON(!xa_empty(&vdev->qps) || !xa_empty(&vdev->mrs) ||
+			!xa_empty(&vdev->ahs));
+		ib_dealloc_device(&vdev->ibdev);
 	}
 }
 
@@ -89,6 +129,7 @@ static int __init vmlx_init(void)
 {
 	struct vmlx_dev *vdev;
 	unsigned int i;
+	int ret;
 
 	if (num_hcas < 1 || num_hcas > VMLX_MAX_HCAS) {
 		pr_err("vmlx: num_hcas=%u is outside 1..%d\n", num_hcas,
@@ -101,22 +142,49 @@ static int __init vmlx_init(void)
 		return -EINVAL;
 	}
 
+	vmlx_wq = alloc_workqueue("vmlx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!vmlx_wq)
+		return -ENOMEM;
+	ret = vmlx_fabric_init(num_hcas, num_ports, back_to_back);
+	if (ret)
+		goto err_wq;
+	vmlx_debugfs_init();
+
 	for (i = 0; i < num_hcas; i++) {
 		vdev = vmlx_create(i);
 		if (IS_ERR(vdev)) {
-			vmlx_destroy_all();
-			return PTR_ERR(vdev);
+			ret = PTR_ERR(vdev);
+			goto err_devs;
 		}
 		list_add_tail(&vdev->list, &vmlx_devs);
 	}
-	pr_info("vmlx: %u software HCAs with %u port(s) each\n", num_hcas,
-		num_ports);
+	list_for_each_entry(vdev, &vmlx_devs, list) {
+		ret = ib_register_device(&vdev->ibdev, "vmlx%d", NULL);
+		if (ret)
+			goto err_devs;
+		vmlx_debugfs_add_dev(vdev);
+	}
+	if (static_lids)
+		vmlx_fabric_static_lids();
+
+	pr_info("vmlx: %u software HCAs with %u port(s) each, %s%s\n",
+		num_hcas, num_ports,
+		back_to_back ? "cabled back to back" : "on one switch",
+		static_lids ? ", static LIDs" : "");
 	return 0;
+
+err_devs:
+	/* takes down the fabric and debugfs too */
+	vmlx_teardown();
+err_wq:
+	destroy_workqueue(vmlx_wq);
+	return ret;
 }
 
 static void __exit vmlx_exit(void)
 {
-	vmlx_destroy_all();
+	vmlx_teardown();
+	destroy_workqueue(vmlx_wq);
 }
 
 module_init(vmlx_init);

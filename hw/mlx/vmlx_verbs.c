@@ -3,9 +3,11 @@
  * vmlx verbs: the driver's ib_device_ops table and the device and port
  * queries.
  *
- * Ports behave like real hardware without a subnet manager: the physical
- * link is up, the logical state is INIT, the LID is 0 and the GID table
- * holds the link-local GID built from the port GUID.
+ * Port attributes come from struct vmlx_port, which the fabric
+ * (vmlx_fabric.c) keeps up to date.  Without a subnet manager (and without
+ * the static_lids lab option) a cabled port behaves like real hardware:
+ * the physical link is up, the logical state is INIT, the LID is 0.  The
+ * GID table holds the link-local GID built from the port GUID.
  */
 #include <linux/string.h>
 
@@ -65,14 +67,18 @@ static int vmlx_query_device(struct ib_device *ibdev,
 static int vmlx_query_port(struct ib_device *ibdev, u32 port_num,
 			   struct ib_port_attr *attr)
 {
-	struct vmlx_port *port = &to_vmlx(ibdev)->ports[port_num - 1];
+	struct vmlx_port *port = vmlx_port(to_vmlx(ibdev), port_num);
+	unsigned long flags;
 
+	spin_lock_irqsave(&port->lock, flags);
 	attr->state = port->state;
-	attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	attr->phys_state = port->phys_state;
 	attr->lid = port->lid;
-	attr->lmc = 0;
+	attr->lmc = port->lmc;
 	attr->sm_lid = port->sm_lid;
-	attr->sm_sl = 0;
+	attr->sm_sl = port->sm_sl;
+	spin_unlock_irqrestore(&port->lock, flags);
+
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = IB_MTU_4096;
 	attr->phys_mtu = 4096;
@@ -107,8 +113,14 @@ static enum rdma_link_layer vmlx_get_link_layer(struct ib_device *ibdev,
 static int vmlx_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 			   u16 *pkey)
 {
-	/* Until an SM programs the table, entry 0 is the default P_Key. */
-	*pkey = index ? 0 : 0xffff;
+	struct vmlx_port *port = vmlx_port(to_vmlx(ibdev), port_num);
+	unsigned long flags;
+
+	if (index >= VMLX_PKEY_TBL_LEN)
+		return -EINVAL;
+	spin_lock_irqsave(&port->lock, flags);
+	*pkey = port->pkeys[index];
+	spin_unlock_irqrestore(&port->lock, flags);
 	return 0;
 }
 
@@ -161,4 +173,37 @@ const struct ib_device_ops vmlx_dev_ops = {
 	.query_gid = vmlx_query_gid,
 	.get_dev_fw_str = vmlx_get_fw_str,
 	.modify_device = vmlx_modify_device,
+
+	.alloc_pd = vmlx_alloc_pd,
+	.dealloc_pd = vmlx_dealloc_pd,
+	.create_ah = vmlx_create_ah,
+	.query_ah = vmlx_query_ah,
+	.destroy_ah = vmlx_destroy_ah,
+	.get_dma_mr = vmlx_get_dma_mr,
+	.alloc_mr = vmlx_alloc_mr,
+	.map_mr_sg = vmlx_map_mr_sg,
+	.dereg_mr = vmlx_dereg_mr,
+	.create_cq = vmlx_create_cq,
+	.destroy_cq = vmlx_destroy_cq,
+	.poll_cq = vmlx_poll_cq,
+	.req_notify_cq = vmlx_req_notify_cq,
+	.create_srq = vmlx_create_srq,
+	.modify_srq = vmlx_modify_srq,
+	.query_srq = vmlx_query_srq,
+	.destroy_srq = vmlx_destroy_srq,
+	.post_srq_recv = vmlx_post_srq_recv,
+	.create_qp = vmlx_create_qp,
+	.modify_qp = vmlx_modify_qp,
+	.query_qp = vmlx_query_qp,
+	.destroy_qp = vmlx_destroy_qp,
+	.post_send = vmlx_post_send,
+	.post_recv = vmlx_post_recv,
+	.attach_mcast = vmlx_attach_mcast,
+	.detach_mcast = vmlx_detach_mcast,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, struct vmlx_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ah, struct vmlx_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, struct vmlx_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_srq, struct vmlx_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, struct vmlx_qp, ibqp),
 };

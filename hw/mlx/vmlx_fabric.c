@@ -1,0 +1,764 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vmlx fabric: the cables between HCA ports, the emulated switch that
+ * forwards packets between them, the fault knobs and counters on the way
+ * out of a port, and the port states that follow from the links.
+ *
+ * Topology.  vmlx_fabric_init() creates every cable end ("fport") the
+ * fabric will have and wires them once:
+ *
+ *   default       one switch.  HCA port i, counted in creation order
+ *                 (vmlx0 port 1, vmlx0 port 2, vmlx1 port 1, ...), is cabled
+ *                 to switch port i + 1.  Switch port 0 is the switch's own
+ *                 management port, where its SMA is to live; there is no
+ *                 SMA yet, so packets routed to port 0 are dropped.
+ *   back_to_back  no switch.  HCA 2k port p is cabled to HCA 2k+1 port p;
+ *                 with an odd number of HCAs the last one has no peer.
+ *
+ * vmlx_fabric_cable() plugs an HCA port into its end, vmlx_fabric_uncable()
+ * pulls it out.  A link is up when both of its ends are plugged in and
+ * enabled (the "link" knob).
+ *
+ * Data path.  vmlx_port_xmit() runs in the sender's context (process
+ * context, perhaps holding a QP's mutex, never a spinlock) and takes no
+ * lock: the HCA port at the far end of a cable is found under RCU, the
+ * forwarding tables, the knobs and the port states are read with
+ * READ_ONCE(), and the counters are atomic64.  A packet crosses at most
+ * one switch and ends in vmlx_rcv() on the receiving port, which only
+ * queues it for its QP: nothing here recurses.
+ *
+ * Control path.  Cabling, the link knobs, static LIDs and every change of
+ * a port's state are serialised by vmlx_fabric_mutex.  The port fields
+ * they change are written under port->lock, so that query_port sees them
+ * together, and with WRITE_ONCE(), for the data path.  Events go to the
+ * core once port->lock is dropped (the core re-reads the port through
+ * query_port).
+ */
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "vmlx.h"
+
+/* Switch ports besides port 0; an MFT entry is a u64 mask of ports. */
+#define VMLX_SW_MAX_PORTS	(VMLX_MAX_HCAS * VMLX_MAX_PORTS)
+#define VMLX_LFT_SIZE		(VMLX_LID_UCAST_MAX + 1)
+#define VMLX_MFT_SIZE		(VMLX_LID_MCAST_MAX - VMLX_LID_MCAST_MIN + 1)
+#define VMLX_LFT_UNROUTED	0xff
+
+/* Subnet management packets travel on VL15, and only they do. */
+#define VMLX_VL_SMI		15
+
+static_assert(VMLX_SW_MAX_PORTS < 64);
+
+struct vmlx_switch;
+
+/**
+ * struct vmlx_fport - one end of a cable, on an HCA port or a switch port
+ * @peer: the other end of the cable, NULL if there is none; set by
+ *	vmlx_fabric_init() and constant until vmlx_fabric_exit()
+ * @port: HCA end: the HCA port plugged in, NULL while none is; written
+ *	under vmlx_fabric_mutex, read under RCU.  Always NULL on a switch.
+ * @sw: switch end: its switch; NULL for an HCA end
+ * @num: switch end: its port number, 0 for the management port
+ * @enabled: the link knob of this end (under vmlx_fabric_mutex)
+ * @relay_errors: switch end: packets that came in here and could not be
+ *	forwarded (DLID not routed, routed to port 0, empty multicast entry)
+ * @xmit_discards: switch end: packets that were to leave here but found
+ *	the link down
+ */
+struct vmlx_fport {
+	struct vmlx_fport		*peer;
+	struct vmlx_port __rcu		*port;
+	struct vmlx_switch		*sw;
+	u8				num;
+	bool				enabled;
+	atomic64_t			relay_errors;
+	atomic64_t			xmit_discards;
+};
+
+/**
+ * struct vmlx_switch - the emulated switch
+ * @lock: see below
+ * @lid: LID of management port 0, 0 while unassigned.  Reserved for the
+ *	switch SMA (NodeInfo, SwitchInfo, PortInfo, LFT/MFT blocks) that a
+ *	subnet manager will talk to; nothing sets it yet.
+ * @num_ports: external ports, numbered 1..@num_ports
+ * @lft: linear forwarding table: egress port per unicast LID, or
+ *	%VMLX_LFT_UNROUTED
+ * @mft: multicast forwarding table: mask of egress ports (bit n for port
+ *	n) per MLID, at index MLID - %VMLX_LID_MCAST_MIN
+ * @ports: port 0 and the external ports
+ */
+struct vmlx_switch {
+	/* serialises writers of lid, lft and mft; forwarding uses READ_ONCE() */
+	spinlock_t		lock;
+	u16			lid;
+	unsigned int		num_ports;
+	u8			lft[VMLX_LFT_SIZE];
+	u64			mft[VMLX_MFT_SIZE];
+	struct vmlx_fport	ports[VMLX_SW_MAX_PORTS + 1];
+};
+
+/**
+ * struct vmlx_fabric - all there is of the fabric
+ * @num_hcas: HCAs, as given to vmlx_fabric_init()
+ * @num_ports: ports per HCA, likewise
+ * @static_lids: vmlx_fabric_static_lids() has run: a port whose link
+ *	comes up goes to ACTIVE with its LID rather than to INIT
+ * @hca: the HCA ends, HCA number * @num_ports + port number - 1; NULL
+ *	while the fabric does not exist
+ * @sw: the switch, NULL when back to back
+ */
+struct vmlx_fabric {
+	unsigned int		num_hcas;
+	unsigned int		num_ports;
+	bool			static_lids;
+	struct vmlx_fport	*hca;
+	struct vmlx_switch	*sw;
+};
+
+/* protects vmlx_fabric, the plugging and the knobs of every fport */
+static DEFINE_MUTEX(vmlx_fabric_mutex);
+static struct vmlx_fabric vmlx_fabric;
+
+static struct vmlx_port *vmlx_fport_port(struct vmlx_fport *end)
+{
+	return rcu_dereference_protected(end->port,
+					 lockdep_is_held(&vmlx_fabric_mutex));
+}
+
+/* ------------------------------------------------------------------ */
+/* Port states and events                                              */
+/* ------------------------------------------------------------------ */
+
+static void vmlx_port_event(struct vmlx_port *port, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = &port->vdev->ibdev,
+		.element.port_num = port->port_num,
+		.event = type,
+	};
+
+	/* dropped by the core while the device is not registered */
+	ib_dispatch_event(&event);
+}
+
+/*
+ * Give a port new physical and logical states and tell the core: PORT_ERR
+ * when the port leaves ACTIVE or goes DOWN, PORT_ACTIVE when it becomes
+ * ACTIVE.
+ */
+static void vmlx_port_change(struct vmlx_port *port,
+			     enum ib_port_phys_state phys,
+			     enum ib_port_state state)
+{
+	enum ib_port_state old;
+	unsigned long flags;
+
+	lockdep_assert_held(&vmlx_fabric_mutex);
+
+	spin_lock_irqsave(&port->lock, flags);
+	old = port->state;
+	WRITE_ONCE(port->phys_state, phys);
+	WRITE_ONCE(port->state, state);
+	spin_unlock_irqrestore(&port->lock, flags);
+
+	if (state == old)
+		return;
+	if (state == IB_PORT_ACTIVE)
+		vmlx_port_event(port, IB_EVENT_PORT_ACTIVE);
+	else if (old == IB_PORT_ACTIVE || state == IB_PORT_DOWN)
+		vmlx_port_event(port, IB_EVENT_PORT_ERR);
+}
+
+/* An end takes part in a link: something is plugged in and enabled. */
+static bool vmlx_fport_ready(struct vmlx_fport *end)
+{
+	return end->enabled && (end->sw || rcu_access_pointer(end->port));
+}
+
+static bool vmlx_link_up(struct vmlx_fport *end)
+{
+	return end->peer && vmlx_fport_ready(end) &&
+	       vmlx_fport_ready(end->peer);
+}
+
+/*
+ * Bring the HCA port plugged into @end (if any) in line with its link.
+ * Down: DISABLED if this end is switched off, else POLLING (waiting for
+ * the other end), logical state DOWN.  Up: LINK_UP, and a port that was
+ * DOWN comes back in INIT, or in ACTIVE with static LIDs.
+ */
+static void vmlx_fport_refresh(struct vmlx_fport *end)
+{
+	struct vmlx_port *port = vmlx_fport_port(end);
+	enum ib_port_state state;
+
+	if (!port)
+		return;
+	if (!vmlx_link_up(end)) {
+		vmlx_port_change(port, end->enabled ?
+				 IB_PORT_PHYS_STATE_POLLING :
+				 IB_PORT_PHYS_STATE_DISABLED, IB_PORT_DOWN);
+		return;
+	}
+	/* only changed under vmlx_fabric_mutex, which we hold */
+	state = READ_ONCE(port->state);
+	if (state == IB_PORT_DOWN)
+		state = vmlx_fabric.static_lids && READ_ONCE(port->lid) ?
+			IB_PORT_ACTIVE : IB_PORT_INIT;
+	vmlx_port_change(port, IB_PORT_PHYS_STATE_LINK_UP, state);
+}
+
+/* Both ends of the cable @end belongs to. */
+static void vmlx_cable_refresh(struct vmlx_fport *end)
+{
+	vmlx_fport_refresh(end);
+	if (end->peer)
+		vmlx_fport_refresh(end->peer);
+}
+
+/**
+ * vmlx_port_set_link() - the link knob of a port
+ * @port: the HCA port
+ * @up: enable (true) or disable (false) this end of the port's cable
+ *
+ * Disabling takes the link down at both ends: this port becomes DISABLED,
+ * the HCA port at the other end (back to back) POLLING, both DOWN, with
+ * IB_EVENT_PORT_ERR.  Enabling brings the link up again if the other end
+ * is enabled too.
+ *
+ * Context: process context.
+ * Return: 0, or -ENOLINK if the port is not cabled.
+ */
+int vmlx_port_set_link(struct vmlx_port *port, bool up)
+{
+	struct vmlx_fport *end;
+	int ret = -ENOLINK;
+
+	mutex_lock(&vmlx_fabric_mutex);
+	end = port->fport;
+	if (end) {
+		end->enabled = up;
+		vmlx_cable_refresh(end);
+		ret = 0;
+	}
+	mutex_unlock(&vmlx_fabric_mutex);
+	return ret;
+}
+
+/**
+ * vmlx_port_set_state() - set a port's logical state, as a subnet manager
+ *	does through PortInfo:PortState
+ * @port: the HCA port
+ * @state: INIT, ARMED or ACTIVE; DOWN makes the link retrain, which
+ *	leaves the port in INIT.  NOP and anything else are ignored.
+ *
+ * Nothing changes while the physical link is down.
+ *
+ * Context: process context.
+ */
+void vmlx_port_set_state(struct vmlx_port *port, enum ib_port_state state)
+{
+	if (state == IB_PORT_DOWN)
+		state = IB_PORT_INIT;
+	if (state != IB_PORT_INIT && state != IB_PORT_ARMED &&
+	    state != IB_PORT_ACTIVE)
+		return;
+
+	mutex_lock(&vmlx_fabric_mutex);
+	if (READ_ONCE(port->phys_state) == IB_PORT_PHYS_STATE_LINK_UP)
+		vmlx_port_change(port, IB_PORT_PHYS_STATE_LINK_UP, state);
+	mutex_unlock(&vmlx_fabric_mutex);
+}
+
+/* ------------------------------------------------------------------ */
+/* Building and tearing down the fabric                                */
+/* ------------------------------------------------------------------ */
+
+/**
+ * vmlx_fabric_init() - create the fabric, before any HCA exists
+ * @num_hcas: HCAs that will be cabled, 1..%VMLX_MAX_HCAS
+ * @num_ports: ports per HCA, 1..%VMLX_MAX_PORTS
+ * @back_to_back: cable HCAs in pairs instead of to one switch
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL for out-of-range sizes, -EBUSY if the fabric exists
+ * already, -ENOMEM.
+ */
+int vmlx_fabric_init(unsigned int num_hcas, unsigned int num_ports,
+		     bool back_to_back)
+{
+	struct vmlx_switch *sw = NULL;
+	struct vmlx_fport *hca;
+	unsigned int n, i, h, p;
+	int ret;
+
+	if (!num_hcas || num_hcas > VMLX_MAX_HCAS || !num_ports ||
+	    num_ports > VMLX_MAX_PORTS)
+		return -EINVAL;
+	n = num_hcas * num_ports;
+
+	hca = kcalloc(n, sizeof(*hca), GFP_KERNEL);
+	if (!hca)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		hca[i].enabled = true;
+
+	if (back_to_back) {
+		for (h = 0; h + 1 < num_hcas; h += 2) {
+			for (p = 0; p < num_ports; p++) {
+				struct vmlx_fport *a = &hca[h * num_ports + p];
+				struct vmlx_fport *b = a + num_ports;
+
+				a->peer = b;
+				b->peer = a;
+			}
+		}
+	} else {
+		sw = kvzalloc(sizeof(*sw), GFP_KERNEL);
+		if (!sw) {
+			ret = -ENOMEM;
+			goto err_hca;
+		}
+		spin_lock_init(&sw->lock);
+		sw->num_ports = n;
+		memset(sw->lft, VMLX_LFT_UNROUTED, sizeof(sw->lft));
+		for (i = 0; i <= n; i++) {
+			sw->ports[i].sw = sw;
+			sw->ports[i].num = i;
+			sw->ports[i].enabled = true;
+		}
+		for (i = 0; i < n; i++) {
+			hca[i].peer = &sw->ports[i + 1];
+			sw->ports[i + 1].peer = &hca[i];
+		}
+	}
+
+	mutex_lock(&vmlx_fabric_mutex);
+	if (vmlx_fabric.hca) {
+		mutex_unlock(&vmlx_fabric_mutex);
+		ret = -EBUSY;
+		goto err_sw;
+	}
+	vmlx_fabric.num_hcas = num_hcas;
+	vmlx_fabric.num_ports = num_ports;
+	vmlx_fabric.static_lids = false;
+	vmlx_fabric.sw = sw;
+	vmlx_fabric.hca = hca;
+	mutex_unlock(&vmlx_fabric_mutex);
+	return 0;
+
+err_sw:
+	kvfree(sw);
+err_hca:
+	kfree(hca);
+	return ret;
+}
+
+/**
+ * vmlx_fabric_exit() - take the fabric down, after every port is uncabled
+ *
+ * Context: process context.
+ */
+void vmlx_fabric_exit(void)
+{
+	struct vmlx_switch *sw;
+	struct vmlx_fport *hca;
+	struct vmlx_port *port;
+	unsigned int i, n;
+
+	mutex_lock(&vmlx_fabric_mutex);
+	hca = vmlx_fabric.hca;
+	sw = vmlx_fabric.sw;
+	n = vmlx_fabric.num_hcas * vmlx_fabric.num_ports;
+	for (i = 0; hca && i < n; i++) {
+		port = vmlx_fport_port(&hca[i]);
+		/* a port still cabled is a bug of the caller: cut it off */
+		if (WARN_ON_ONCE(port)) {
+			WRITE_ONCE(port->fport, NULL);
+			RCU_INIT_POINTER(hca[i].port, NULL);
+		}
+	}
+	vmlx_fabric.hca = NULL;
+	vmlx_fabric.sw = NULL;
+	vmlx_fabric.static_lids = false;
+	mutex_unlock(&vmlx_fabric_mutex);
+
+	synchronize_rcu();
+	kvfree(sw);
+	kfree(hca);
+}
+
+/**
+ * vmlx_fabric_cable() - plug an HCA port into its end of the fabric
+ * @port: the port; vdev, port_num and lock are set up
+ *
+ * The port takes the state of its link: if the other end is not there
+ * (yet), the port is DOWN and POLLING.
+ *
+ * Context: process context.
+ */
+void vmlx_fabric_cable(struct vmlx_port *port)
+{
+	unsigned int num = port->vdev->num;
+	struct vmlx_fport *end;
+
+	mutex_lock(&vmlx_fabric_mutex);
+	if (WARN_ON(!vmlx_fabric.hca || num >= vmlx_fabric.num_hcas ||
+		    !port->port_num ||
+		    port->port_num > vmlx_fabric.num_ports || port->fport))
+		goto out;
+	end = &vmlx_fabric.hca[num * vmlx_fabric.num_ports +
+			       port->port_num - 1];
+	if (WARN_ON(vmlx_fport_port(end)))
+		goto out;
+	rcu_assign_pointer(end->port, port);
+	WRITE_ONCE(port->fport, end);
+	vmlx_cable_refresh(end);
+out:
+	mutex_unlock(&vmlx_fabric_mutex);
+}
+
+/**
+ * vmlx_fabric_uncable() - pull an HCA port out of the fabric
+ * @port: the port
+ *
+ * The port goes DOWN, and so does the far end of a back-to-back link.
+ * On return no packet is on its way to or from the port.
+ *
+ * Context: process context.
+ */
+void vmlx_fabric_uncable(struct vmlx_port *port)
+{
+	struct vmlx_fport *end;
+
+	mutex_lock(&vmlx_fabric_mutex);
+	end = port->fport;
+	if (end) {
+		WRITE_ONCE(port->fport, NULL);
+		RCU_INIT_POINTER(end->port, NULL);
+		vmlx_port_change(port, IB_PORT_PHYS_STATE_POLLING,
+				 IB_PORT_DOWN);
+		if (end->peer)
+			vmlx_fport_refresh(end->peer);
+	}
+	mutex_unlock(&vmlx_fabric_mutex);
+
+	if (end)
+		synchronize_rcu();
+}
+
+/* A port's LID, and the subnet manager it knows: none. */
+static void vmlx_port_set_lid(struct vmlx_port *port, u16 lid)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->lock, flags);
+	WRITE_ONCE(port->lid, lid);
+	WRITE_ONCE(port->lmc, 0);
+	port->sm_lid = 0;
+	port->sm_sl = 0;
+	spin_unlock_irqrestore(&port->lock, flags);
+	vmlx_port_event(port, IB_EVENT_LID_CHANGE);
+}
+
+/**
+ * vmlx_fabric_static_lids() - configure the subnet without a subnet manager
+ *
+ * A lab option (module parameter static_lids): every HCA port gets LID 1,
+ * 2, 3, ... in cabling order, LMC 0 and SM LID 0; the switch routes each
+ * LID to its port and floods every MLID to every external port; ports
+ * whose link is up become ACTIVE.  From now on a port whose link comes
+ * back up returns to ACTIVE.  Call it once, in process context, after the
+ * HCAs are registered, so that the core hears of the changes.
+ */
+void vmlx_fabric_static_lids(void)
+{
+	struct vmlx_switch *sw;
+	struct vmlx_port *port;
+	unsigned int i, n;
+
+	mutex_lock(&vmlx_fabric_mutex);
+	if (!vmlx_fabric.hca)
+		goto out;
+	n = vmlx_fabric.num_hcas * vmlx_fabric.num_ports;
+	sw = vmlx_fabric.sw;
+	vmlx_fabric.static_lids = true;
+
+	if (sw) {
+		u64 all = GENMASK_ULL(sw->num_ports, 1);
+
+		spin_lock(&sw->lock);
+		for (i = 0; i < n; i++)
+			WRITE_ONCE(sw->lft[i + 1], vmlx_fabric.hca[i].peer->num);
+		for (i = 0; i < VMLX_MFT_SIZE; i++)
+			WRITE_ONCE(sw->mft[i], all);
+		spin_unlock(&sw->lock);
+	}
+
+	for (i = 0; i < n; i++) {
+		port = vmlx_fport_port(&vmlx_fabric.hca[i]);
+		if (!port)
+			continue;
+		vmlx_port_set_lid(port, i + 1);
+		if (READ_ONCE(port->phys_state) == IB_PORT_PHYS_STATE_LINK_UP)
+			vmlx_port_change(port, IB_PORT_PHYS_STATE_LINK_UP,
+					 IB_PORT_ACTIVE);
+	}
+out:
+	mutex_unlock(&vmlx_fabric_mutex);
+}
+
+/* ------------------------------------------------------------------ */
+/* Packets                                                             */
+/* ------------------------------------------------------------------ */
+
+/* True with probability @ppm / 1000000. */
+static bool vmlx_chance(u32 ppm)
+{
+	return ppm && ((u64)get_random_u32() * 1000000 >> 32) < ppm;
+}
+
+/* The corrupt knob: flip one bit, anywhere from the LRH to the VCRC. */
+static void vmlx_corrupt(struct vmlx_port *port, struct sk_buff *skb)
+{
+	u32 bit;
+
+	/* the sender may keep a clone for retransmission: do not touch it */
+	if (skb_ensure_writable(skb, skb->len))
+		return;
+	bit = (u64)get_random_u32() * (skb->len * 8) >> 32;
+	skb->data[bit / 8] ^= BIT(bit % 8);
+	atomic64_inc(&port->cnt.injected_corruptions);
+}
+
+/*
+ * The packet arrives at the HCA end @end.  Consumes @skb.  Returns false
+ * if it was lost because no port is plugged in there or its link is down.
+ * Runs under rcu_read_lock().
+ */
+static bool vmlx_fport_deliver(struct vmlx_fport *end, struct sk_buff *skb)
+{
+	struct vmlx_port *port = end ? rcu_dereference(end->port) : NULL;
+
+	if (!port ||
+	    READ_ONCE(port->phys_state) != IB_PORT_PHYS_STATE_LINK_UP) {
+		kfree_skb(skb);
+		return false;
+	}
+	atomic64_inc(&port->cnt.rcv_packets);
+	atomic64_add(skb->len, &port->cnt.rcv_bytes);
+	vmlx_rcv(port, skb);
+	return true;
+}
+
+/* Out of switch port @out, over its cable, to the HCA port there. */
+static void vmlx_switch_send(struct vmlx_fport *out, struct sk_buff *skb)
+{
+	if (!vmlx_fport_deliver(out->peer, skb))
+		atomic64_inc(&out->xmit_discards);
+}
+
+/*
+ * A multicast packet goes out of every port of its MFT entry except the
+ * one it came in on, a copy each.
+ */
+static void vmlx_switch_multicast(struct vmlx_fport *in, u16 mlid,
+				  struct sk_buff *skb)
+{
+	struct vmlx_switch *sw = in->sw;
+	struct sk_buff *copy;
+	unsigned int i;
+	u64 mask;
+
+	mask = READ_ONCE(sw->mft[mlid - VMLX_LID_MCAST_MIN]);
+	mask &= GENMASK_ULL(sw->num_ports, 1) & ~BIT_ULL(in->num);
+	if (!mask) {
+		atomic64_inc(&in->relay_errors);
+		kfree_skb(skb);
+		return;
+	}
+	while (mask) {
+		i = __ffs64(mask);
+		mask &= mask - 1;
+		/* the last port gets the packet itself */
+		copy = mask ? skb_clone(skb, GFP_ATOMIC) : skb;
+		if (!copy) {
+			atomic64_inc(&sw->ports[i].xmit_discards);
+			continue;
+		}
+		vmlx_switch_send(&sw->ports[i], copy);
+	}
+}
+
+/* A packet arrives at switch port @in and is forwarded by its DLID. */
+static void vmlx_switch_forward(struct vmlx_fport *in, struct sk_buff *skb)
+{
+	struct vmlx_switch *sw = in->sw;
+	u16 dlid = vmlx_lrh_dlid((struct vmlx_lrh *)skb->data);
+	u8 egress = VMLX_LFT_UNROUTED;
+
+	if (dlid >= VMLX_LID_MCAST_MIN && dlid <= VMLX_LID_MCAST_MAX) {
+		vmlx_switch_multicast(in, dlid, skb);
+		return;
+	}
+	if (dlid <= VMLX_LID_UCAST_MAX)
+		egress = READ_ONCE(sw->lft[dlid]);
+	/*
+	 * Port 0 (the switch's own LID, the permissive LID of directed
+	 * route SMPs) would be the switch SMA, which does not exist yet.
+	 * A unicast packet may go back out of the port it came in on: that
+	 * is how an HCA port reaches its own LID.
+	 */
+	if (egress == 0 || egress > sw->num_ports) {
+		atomic64_inc(&in->relay_errors);
+		kfree_skb(skb);
+		return;
+	}
+	vmlx_switch_send(&sw->ports[egress], skb);
+}
+
+/**
+ * vmlx_port_xmit() - put a packet on a port's link
+ * @port: the sending HCA port
+ * @skb: the whole packet, LRH through VCRC; consumed
+ *
+ * Drops the packet (xmit_discards) if the link is down, or if the port is
+ * not ACTIVE and the packet is not on VL15.  Then applies the fault knobs:
+ * drop_ppm (the packet vanishes: injected_drops and xmit_discards) and
+ * corrupt_ppm (one bit flips: injected_corruptions).  Counts the packet
+ * in xmit_packets and xmit_bytes and carries it to its destination: the
+ * far end of a back-to-back cable, or through the switch by DLID.  The
+ * receiving port's vmlx_rcv() runs before this returns.
+ *
+ * Context: any; does not sleep and takes no lock.
+ * Return: 0 if the packet left the port (whatever happened to it later),
+ * -ENETDOWN if the link or the port was down for it, -EINVAL for a packet
+ * too short to have an LRH, -ENOMEM.
+ */
+int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb)
+{
+	struct vmlx_port_counters *cnt = &port->cnt;
+	struct vmlx_fport *end, *peer;
+	int ret;
+
+	if (unlikely(skb->len < VMLX_LRH_BYTES)) {
+		ret = -EINVAL;
+		goto discard;
+	}
+	if (unlikely(skb_linearize(skb))) {
+		ret = -ENOMEM;
+		goto discard;
+	}
+	ret = -ENETDOWN;
+	if (READ_ONCE(port->phys_state) != IB_PORT_PHYS_STATE_LINK_UP)
+		goto discard;
+	if (READ_ONCE(port->state) != IB_PORT_ACTIVE &&
+	    vmlx_lrh_vl((struct vmlx_lrh *)skb->data) != VMLX_VL_SMI)
+		goto discard;
+
+	if (vmlx_chance(READ_ONCE(port->drop_ppm))) {
+		atomic64_inc(&cnt->injected_drops);
+		ret = 0;
+		goto discard;
+	}
+	if (vmlx_chance(READ_ONCE(port->corrupt_ppm)))
+		vmlx_corrupt(port, skb);
+
+	atomic64_inc(&cnt->xmit_packets);
+	atomic64_add(skb->len, &cnt->xmit_bytes);
+
+	rcu_read_lock();
+	end = READ_ONCE(port->fport);
+	peer = end ? end->peer : NULL;
+	if (peer && peer->sw)
+		vmlx_switch_forward(peer, skb);
+	else
+		/* lost on the wire if the cable was pulled meanwhile */
+		vmlx_fport_deliver(peer, skb);
+	rcu_read_unlock();
+	return 0;
+
+discard:
+	atomic64_inc(&cnt->xmit_discards);
+	kfree_skb(skb);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* debugfs                                                             */
+/* ------------------------------------------------------------------ */
+
+static void vmlx_show_hca_end(struct seq_file *m, struct vmlx_fport *end)
+{
+	struct vmlx_port *port;
+	const char *name;
+	unsigned int i;
+
+	if (!end) {
+		seq_puts(m, "-");
+		return;
+	}
+	i = end - vmlx_fabric.hca;
+	port = vmlx_fport_port(end);
+	name = port ? dev_name(&port->vdev->ibdev.dev) : NULL;
+	if (name)
+		seq_printf(m, "%s/%u", name, port->port_num);
+	else
+		seq_printf(m, "hca%u/%u", i / vmlx_fabric.num_ports,
+			   i % vmlx_fabric.num_ports + 1);
+}
+
+/**
+ * vmlx_fabric_show() - describe the topology, for debugfs
+ * @m: where to print
+ *
+ * Context: process context.
+ */
+void vmlx_fabric_show(struct seq_file *m)
+{
+	struct vmlx_switch *sw;
+	struct vmlx_fport *end;
+	unsigned int i, n;
+
+	mutex_lock(&vmlx_fabric_mutex);
+	if (!vmlx_fabric.hca)
+		goto out;
+	sw = vmlx_fabric.sw;
+	n = vmlx_fabric.num_hcas * vmlx_fabric.num_ports;
+	seq_printf(m, "topology %s\nstatic_lids %d\n",
+		   sw ? "switch" : "back_to_back", vmlx_fabric.static_lids);
+	if (sw) {
+		seq_printf(m, "switch lid %u ports %u\n", sw->lid,
+			   sw->num_ports);
+		for (i = 0; i <= sw->num_ports; i++) {
+			end = &sw->ports[i];
+			seq_printf(m, "port %u ", i);
+			if (i)
+				vmlx_show_hca_end(m, end->peer);
+			else
+				seq_puts(m, "switch");
+			seq_printf(m, " link %s relay_errors %lld xmit_discards %lld\n",
+				   !i || vmlx_link_up(end) ? "up" : "down",
+				   atomic64_read(&end->relay_errors),
+				   atomic64_read(&end->xmit_discards));
+		}
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		end = &vmlx_fabric.hca[i];
+		/* each cable once */
+		if (end->peer && end->peer < end)
+			continue;
+		vmlx_show_hca_end(m, end);
+		seq_puts(m, " ");
+		vmlx_show_hca_end(m, end->peer);
+		seq_printf(m, " link %s\n", vmlx_link_up(end) ? "up" : "down");
+	}
+out:
+	mutex_unlock(&vmlx_fabric_mutex);
+}

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vmlx memory regions: the key table, key checks and copies to and from
+ * registered memory.
+ *
+ * A key is (index << 8) | variant: the index is the MR's slot in
+ * vmlx_dev.mrs (1..VMLX_MAX_MR, handed out cyclically so that a stale key
+ * rarely names a new MR at once), the variant the low byte a ULP chooses
+ * with ib_update_fast_reg_key() before each fast registration.  An MR's
+ * lkey and rkey are always equal.
+ *
+ * The device has no DMA device, so the "DMA addresses" its users hand it
+ * are kernel virtual addresses:
+ *  - the DMA MR (iova 0, length U64_MAX) maps every address to itself;
+ *    only the core makes one, for a kernel PD's local_dma_lkey;
+ *  - a fast-registration MR lists the kernel virtual address of each of
+ *    its pages (ib_map_mr_sg() -> ib_sg_to_pages() -> vmlx_set_page()),
+ *    and becomes usable when the requester meets the IB_WR_REG_MR work
+ *    request that registers it (vmlx_mr_fast_reg()), until a LOCAL_INV or
+ *    a SEND_WITH_INV invalidates it (vmlx_mr_invalidate()).
+ *
+ * Key lookups take no lock but RCU and a reference on the MR (users);
+ * dereg removes the key, then waits until no packet uses the MR.
+ */
+#include <linux/log2.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include "vmlx.h"
+
+/* Allocate the MR and reserve its index; it is not findable yet. */
+static struct vmlx_mr *vmlx_mr_new(struct ib_pd *ibpd, enum vmlx_mr_kind kind)
+{
+	struct vmlx_dev *vdev = to_vmlx(ibpd->device);
+	struct vmlx_mr *mr;
+	int ret;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+
+	/* A NULL entry only reserves the index: lookups see nothing. */
+	ret = xa_alloc_cyclic(&vdev->mrs, &mr->index, NULL,
+			      XA_LIMIT(1, VMLX_MAX_MR), &vdev->next_mr,
+			      GFP_KERNEL);
+	if (ret < 0) {
+		kfree(mr);
+		return ERR_PTR(ret == -EBUSY ? -ENOMEM : ret);
+	}
+
+	mr->kind = kind;
+	spin_lock_init(&mr->lock);
+	mr->state = VMLX_MR_INVALID;
+	mr->key = mr->index << 8;
+	mr->ibmr.device = ibpd->device;
+	/* the core sets these too, but only after lookups can find the MR */
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	refcount_set(&mr->users, 1);
+	init_completion(&mr->released);
+	return mr;
+}
+
+/* Make the MR findable by its key. */
+static void vmlx_mr_publish(struct vmlx_mr *mr)
+{
+	struct vmlx_dev *vdev = to_vmlx(mr->ibmr.device);
+
+	/* storing into a reserved slot allocates nothing and cannot fail */
+	xa_store(&vdev->mrs, mr->index, mr, GFP_KERNEL);
+}
+
+struct ib_mr *vmlx_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct vmlx_mr *mr;
+
+	mr = vmlx_mr_new(ibpd, VMLX_MR_DMA);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->state = VMLX_MR_VALID;
+	mr->access = access;
+	mr->iova = 0;
+	mr->length = U64_MAX;
+	mr->ibmr.iova = 0;
+	mr->ibmr.length = U64_MAX;
+	vmlx_mr_publish(mr);
+	return &mr->ibmr;
+}
+
+struct ib_mr *vmlx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg)
+{
+	struct vmlx_mr *mr;
+	u64 *pages;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!max_num_sg || max_num_sg > VMLX_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+
+	pages = kcalloc(max_num_sg, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return ERR_PTR(-ENOMEM);
+	mr = vmlx_mr_new(ibpd, VMLX_MR_FAST_REG);
+	if (IS_ERR(mr)) {
+		kfree(pages);
+		return ERR_CAST(mr);
+	}
+	mr->pages = pages;
+	mr->max_pages = max_num_sg;
+	vmlx_mr_publish(mr);
+	return &mr->ibmr;
+}
+
+static int vmlx_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct vmlx_mr *mr = to_vmr(ibmr);
+
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->pages[mr->npages++] = addr;
+	return 0;
+}
+
+int vmlx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset)
+{
+	struct vmlx_mr *mr = to_vmr(ibmr);
+	int n;
+
+	if (mr->kind != VMLX_MR_FAST_REG)
+		return -EINVAL;
+	mr->npages = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vmlx_set_page);
+	/* ib_sg_to_pages() put the first byte's address in iova */
+	mr->map_page_off = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/**
+ * vmlx_mr_put() - drop a reference taken by vmlx_mr_get()
+ * @mr: the MR
+ */
+void vmlx_mr_put(struct vmlx_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->users))
+		complete(&mr->released);
+}
+
+int vmlx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct vmlx_dev *vdev = to_vmlx(ibmr->device);
+	struct vmlx_mr *mr = to_vmr(ibmr);
+
+	/* No new lookup finds it; wait for the packets that did. */
+	xa_erase(&vdev->mrs, mr->index);
+	vmlx_mr_put(mr);
+	wait_for_completion(&mr->released);
+
+	kfree(mr->pages);
+	/* a lookup may still be about to find the count at zero */
+	kfree_rcu(mr, rcu);
+	return 0;
+}
+
+/* A reference on the MR whose key index is that of @key, or NULL. */
+static struct vmlx_mr *vmlx_mr_find(struct vmlx_dev *vdev, u32 key)
+{
+	struct vmlx_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&vdev->mrs, key >> 8);
+	if (mr && !refcount_inc_not_zero(&mr->users))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/* Whether [iova, iova + len) lies in [start, start + length), overflow-safe. */
+static bool vmlx_range_ok(u64 start, u64 length, u64 iova, u64 len)
+{
+	return iova >= start && len <= length && iova - start <= length - len;
+}
+
+/**
+ * vmlx_mr_get() - check a key and an access and take a reference on the MR
+ * @vdev: the HCA
+ * @pd: the PD of the QP that uses the key
+ * @key: the key from a work request or a packet
+ * @type: whether @key is used as an lkey or an rkey; both are the same
+ *	for every vmlx MR, so both lookups ask the same questions
+ * @iova: first byte accessed
+ * @len: bytes accessed; 0 is allowed anywhere from the MR's start to its
+ *	end inclusive
+ * @access: the IB_ACCESS_* bits the MR must allow: IB_ACCESS_LOCAL_WRITE
+ *	for local writes, 0 for local reads, the remote bit for a remote
+ *	access
+ * @err: set to -EINVAL (no valid MR with exactly this key in @pd),
+ *	-EACCES (access not allowed) or -ERANGE (out of bounds) on failure
+ *
+ * Context: any; the MR's spinlock is taken briefly.
+ * Return: the MR with a reference, to be dropped with vmlx_mr_put(), or
+ * NULL.
+ */
+struct vmlx_mr *vmlx_mr_get(struct vmlx_dev *vdev, struct ib_pd *pd, u32 key,
+			    enum vmlx_key_type type, u64 iova, u64 len,
+			    int access, int *err)
+{
+	unsigned long flags;
+	struct vmlx_mr *mr;
+	int ret = 0;
+
+	mr = vmlx_mr_find(vdev, key);
+	if (!mr) {
+		*err = -EINVAL;
+		return NULL;
+	}
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->state != VMLX_MR_VALID || mr->key != key ||
+	    mr->ibmr.pd != pd)
+		ret = -EINVAL;
+	else if (access & ~mr->access)
+		ret = -EACCES;
+	else if (!vmlx_range_ok(mr->iova, mr->length, iova, len))
+		ret = -ERANGE;
+	spin_unlock_irqrestore(&mr->lock, flags);
+
+	if (ret) {
+		vmlx_mr_put(mr);
+		*err = ret;
+		return NULL;
+	}
+	return mr;
+}
+
+/* Where the byte at @iova of a fast-reg MR is; @iova is in range. */
+static void *vmlx_fr_addr(struct vmlx_mr *mr, u64 iova, u32 *room)
+{
+	unsigned long flags;
+	u64 off, page_size;
+	u32 shift;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	shift = mr->page_shift;
+	off = iova - mr->iova + mr->page_off;
+	spin_unlock_irqrestore(&mr->lock, flags);
+
+	page_size = 1ULL << shift;
+	*room = min_t(u64, page_size - (off & (page_size - 1)), U32_MAX);
+	/* stay inside the page list even if the ULP broke its promises */
+	if (WARN_ON_ONCE((off >> shift) >= mr->max_pages))
+		return NULL;
+	return (void *)(uintptr_t)(mr->pages[off >> shift] +
+				   (off & (page_size - 1)));
+}
+
+/**
+ * vmlx_mr_copy() - copy to or from a memory region
+ * @mr: the MR, from vmlx_mr_get() for a range covering the copy
+ * @iova: first byte in the MR
+ * @buf: the kernel buffer
+ * @len: bytes
+ * @dir: %VMLX_TO_MR or %VMLX_FROM_MR
+ */
+void vmlx_mr_copy(struct vmlx_mr *mr, u64 iova, void *buf, u32 len,
+		  enum vmlx_copy_dir dir)
+{
+	void *addr;
+	u32 room, n;
+
+	if (!len)
+		return;
+	if (mr->kind == VMLX_MR_DMA) {
+		addr = (void *)(uintptr_t)iova;
+		if (dir == VMLX_TO_MR)
+			memcpy(addr, buf, len);
+		else
+			memcpy(buf, addr, len);
+		return;
+	}
+
+	while (len) {
+		addr = vmlx_fr_addr(mr, iova, &room);
+		if (!addr)
+			return;
+		n = min(len, room);
+		if (dir == VMLX_TO_MR)
+			memcpy(addr, buf, n);
+		else
+			memcpy(buf, addr, n);
+		iova += n;
+		buf += n;
+		len -= n;
+	}
+}
+
+/**
+ * vmlx_mr_atomic_addr() - where the 8 bytes of an atomic operation are
+ * @mr: the MR, from vmlx_mr_get() for the 8 bytes at @iova
+ * @iova: their address in the MR, 8-byte aligned
+ *
+ * Return: a kernel pointer to them, or NULL if they straddle two pages
+ * (only possible if the MR's pages are not aligned like its addresses).
+ */
+void *vmlx_mr_atomic_addr(struct vmlx_mr *mr, u64 iova)
+{
+	void *addr;
+	u32 room;
+
+	if (mr->kind == VMLX_MR_DMA)
+		return (void *)(uintptr_t)iova;
+	addr = vmlx_fr_addr(mr, iova, &room);
+	if (room < sizeof(u64))
+		return NULL;
+	return addr;
+}
+
+/**
+ * vmlx_sge_copy() - copy to or from the memory a scatter/gather list names
+ * @vdev: the HCA
+ * @pd: the PD of the QP whose work request holds the list
+ * @sge: the list; each entry's key is checked as an lkey
+ * @num_sge: entries in @sge
+ * @offset: where in the list's bytes the copy starts
+ * @buf: the kernel buffer
+ * @len: bytes to copy
+ * @dir: %VMLX_TO_MR (needs IB_ACCESS_LOCAL_WRITE) or %VMLX_FROM_MR
+ *
+ * Entries of length 0 are skipped without looking at their keys.
+ *
+ * Return: 0; -EMSGSIZE if the list holds fewer than @offset + @len bytes
+ * (nothing is copied then); or vmlx_mr_get()'s error for the first entry
+ * whose key fails (the entries before it have been copied).
+ */
+int vmlx_sge_copy(struct vmlx_dev *vdev, struct ib_pd *pd,
+		  const struct rxe_sge *sge, u32 num_sge, u32 offset,
+		  void *buf, u32 len, enum vmlx_copy_dir dir)
+{
+	int access = dir == VMLX_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	u64 total = 0;
+	struct vmlx_mr *mr;
+	u32 i, n;
+	int err;
+
+	for (i = 0; i < num_sge; i++)
+		total += sge[i].length;
+	if ((u64)offset + len > total)
+		return -EMSGSIZE;
+
+	for (i = 0; len; i++) {
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		n = min(len, sge[i].length - offset);
+		mr = vmlx_mr_get(vdev, pd, sge[i].lkey, VMLX_LKEY,
+				 sge[i].addr + offset, n, access, &err);
+		if (!mr)
+			return err;
+		vmlx_mr_copy(mr, sge[i].addr + offset, buf, n, dir);
+		vmlx_mr_put(mr);
+		buf += n;
+		len -= n;
+		offset = 0;
+	}
+	return 0;
+}
+
+/**
+ * vmlx_mr_fast_reg() - carry out an IB_WR_REG_MR work request
+ * @vdev: the HCA
+ * @pd: the PD of the QP that posted it
+ * @ibmr: the MR, mapped with ib_map_mr_sg()
+ * @key: the new key; its index must be the MR's
+ * @access: IB_ACCESS_* rights
+ *
+ * The MR becomes valid with the key, the rights and the mapping of the
+ * last ib_map_mr_sg(), whether it was valid before or not.
+ *
+ * Return: 0, or -EINVAL if @ibmr is not a fast-registration MR of @pd,
+ * @key does not belong to it or its mapping is not usable.
+ */
+int vmlx_mr_fast_reg(struct vmlx_dev *vdev, struct ib_pd *pd,
+		     struct ib_mr *ibmr, u32 key, int access)
+{
+	unsigned long flags;
+	struct vmlx_mr *mr;
+
+	if (!ibmr || ibmr->device != &vdev->ibdev)
+		return -EINVAL;
+	mr = to_vmr(ibmr);
+	if (mr->kind != VMLX_MR_FAST_REG || ibmr->pd != pd ||
+	    key >> 8 != mr->index)
+		return -EINVAL;
+	if (!is_power_of_2(ibmr->page_size) ||
+	    (u64)mr->npages * ibmr->page_size < mr->map_page_off ||
+	    ibmr->length > (u64)mr->npages * ibmr->page_size -
+			   mr->map_page_off)
+		return -EINVAL;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	mr->key = key;
+	mr->access = access;
+	mr->iova = ibmr->iova;
+	mr->length = ibmr->length;
+	mr->page_shift = ilog2(ibmr->page_size);
+	mr->page_off = mr->map_page_off;
+	mr->state = VMLX_MR_VALID;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	ibmr->lkey = key;
+	ibmr->rkey = key;
+	return 0;
+}
+
+/**
+ * vmlx_mr_invalidate() - carry out a LOCAL_INV or a SEND_WITH_INV
+ * @vdev: the HCA
+ * @pd: the PD of the QP concerned
+ * @key: the key to invalidate
+ *
+ * Packets already using the MR finish; new lookups fail.
+ *
+ * Return: 0, or -EINVAL if no fast-registration MR of @pd has the key.
+ */
+int vmlx_mr_invalidate(struct vmlx_dev *vdev, struct ib_pd *pd, u32 key)
+{
+	unsigned long flags;
+	struct vmlx_mr *mr;
+	int ret = -EINVAL;
+
+	mr = vmlx_mr_find(vdev, key);
+	if (!mr)
+		return -EINVAL;
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->kind == VMLX_MR_FAST_REG && mr->key == key &&
+	    mr->ibmr.pd == pd) {
+		mr->state = VMLX_MR_INVALID;
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&mr->lock, flags);
+	vmlx_mr_put(mr);
+	return ret;
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vmlx packets: building the headers of a packet a QP sends, and handing
+ * the finished packet to its port.
+ *
+ * The requester, the completer and the responder all build packets here;
+ * they fill in the extension headers and the payload themselves.
+ */
+#include <linux/skbuff.h>
+
+#include "vmlx.h"
+
+/* The SLID a port puts on its packets: its LID plus the path bits. */
+static u16 vmlx_port_slid(struct vmlx_port *port, u8 src_path_bits)
+{
+	unsigned long flags;
+	u16 lid;
+	u8 lmc;
+
+	spin_lock_irqsave(&port->lock, flags);
+	lid = port->lid;
+	lmc = port->lmc;
+	spin_unlock_irqrestore(&port->lock, flags);
+	if (!lid)
+		return 0;
+	return lid | (src_path_bits & (BIT(lmc) - 1));
+}
+
+static void vmlx_pkt_fill_grh(struct vmlx_grh *grh, struct vmlx_port *port,
+			      const struct vmlx_av *av, u32 after_grh)
+{
+	__be64 prefix = cpu_to_be64(VMLX_DEFAULT_SUBNET_PREFIX);
+
+	vmlx_grh_set_ipver(grh, VMLX_GRH_IPVER);
+	vmlx_grh_set_tclass(grh, av->grh.traffic_class);
+	vmlx_grh_set_flow_label(grh, av->grh.flow_label);
+	vmlx_grh_set_paylen(grh, after_grh);
+	grh->nxthdr = VMLX_GRH_NXTHDR_IBA;
+	grh->hoplmt = av->grh.hop_limit;
+	/* the port's GID table holds one GID: the link-local one */
+	memcpy(grh->sgid, &prefix, sizeof(prefix));
+	memcpy(grh->sgid + sizeof(prefix), &port->guid, sizeof(port->guid));
+	memcpy(grh->dgid, av->grh.dgid.raw, sizeof(grh->dgid));
+}
+
+/**
+ * vmlx_pkt_alloc() - start a packet
+ * @qp: the sending QP
+ * @av: where the packet goes
+ * @dqpn: the destination QP number
+ * @opcode: the BTH opcode
+ * @psn: the PSN
+ * @paylen: payload bytes that will follow the extension headers
+ *
+ * Builds the LRH, the GRH if @av asks for one and the BTH, zeroes the
+ * extension headers and reserves @paylen bytes of payload, the pad and
+ * room for the CRCs that vmlx_pkt_send() computes.
+ *
+ * Return: the packet, or %NULL if memory ran out or @opcode is unknown.
+ */
+struct sk_buff *vmlx_pkt_alloc(struct vmlx_qp *qp, const struct vmlx_av *av,
+			       u32 dqpn, u8 opcode, u32 psn, u32 paylen)
+{
+	const struct vmlx_opcode_info *op = vmlx_opcode_info(opcode);
+	struct vmlx_port *port = vmlx_port(qp->vdev, av->port_num);
+	u32 pad = -paylen & 3;
+	struct vmlx_lrh *lrh;
+	struct vmlx_bth *bth;
+	struct vmlx_pkt *pkt;
+	struct sk_buff *skb;
+	u32 hdr, len;
+
+	if (!op)
+		return NULL;
+	hdr = VMLX_LRH_BYTES + (av->global ? VMLX_GRH_BYTES : 0);
+	len = hdr + op->hdr_len + paylen + pad;
+	skb = alloc_skb(len + VMLX_CRC_BYTES, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	memset(skb_put(skb, len), 0, hdr + op->hdr_len);
+
+	lrh = (struct vmlx_lrh *)skb->data;
+	vmlx_lrh_set_vl(lrh, qp->ibqp.qp_type == IB_QPT_SMI ? 15 : 0);
+	vmlx_lrh_set_sl(lrh, av->sl);
+	vmlx_lrh_set_lnh(lrh, av->global ? VMLX_LNH_IBA_GLOBAL :
+					   VMLX_LNH_IBA_LOCAL);
+	vmlx_lrh_set_dlid(lrh, av->dlid);
+	vmlx_lrh_set_slid(lrh, vmlx_port_slid(port, av->src_path_bits));
+	vmlx_lrh_set_pktlen(lrh, (len + VMLX_ICRC_BYTES) / 4);
+	if (av->global)
+		vmlx_pkt_fill_grh((struct vmlx_grh *)(skb->data + VMLX_LRH_BYTES),
+				  port, av, len - hdr + VMLX_ICRC_BYTES);
+
+	bth = (struct vmlx_bth *)(skb->data + hdr);
+	vmlx_bth_set_opcode(bth, opcode);
+	vmlx_bth_set_padcnt(bth, pad);
+	vmlx_bth_set_tver(bth, VMLX_BTH_TVER);
+	vmlx_bth_set_pkey(bth, vmlx_qp_pkey(qp));
+	vmlx_bth_set_qpn(bth, dqpn);
+	vmlx_bth_set_psn(bth, psn);
+
+	pkt = vmlx_pkt(skb);
+	pkt->port = port;
+	pkt->op = op;
+	pkt->bth = hdr;
+	pkt->payload = hdr + op->hdr_len;
+	pkt->paylen = paylen;
+	pkt->slid = vmlx_lrh_slid(lrh);
+	pkt->dlid = av->dlid;
+	pkt->sl = av->sl;
+	pkt->opcode = opcode;
+	pkt->global = av->global;
+	pkt->psn = psn;
+	pkt->qpn = dqpn;
+	/* the pad must be zero: it is covered by the ICRC */
+	memset(skb->data + pkt->payload + paylen, 0, pad);
+	return skb;
+}
+
+/**
+ * vmlx_pkt_send() - finish a packet and put it on the wire
+ * @qp: the sending QP
+ * @skb: the packet from vmlx_pkt_alloc(), headers and payload filled in;
+ *	consumed
+ *
+ * Return: what vmlx_port_xmit() returns, or -EINVAL for a packet whose
+ * headers are inconsistent (a driver bug; it is dropped).
+ */
+int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb)
+{
+	struct vmlx_pkt *pkt = vmlx_pkt(skb);
+	int len;
+
+	len = vmlx_pkt_finalize(skb->data, skb->len);
+	if (WARN_ON_ONCE(len < 0)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	skb_put(skb, len - skb->len);
+	return vmlx_port_xmit(pkt->port, skb);
+}

@@ -1,0 +1,959 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vmlx queue pairs: creation and destruction, state changes, posting work
+ * requests, and the per-QP work item that runs the transport.
+ *
+ * The work item (vmlx_qp_work()) is the only place the requester, the
+ * completer and the responder of a QP run, with qp->lock held, so they
+ * never race with each other or with a state change.  Posters only touch
+ * the rings, under the ring's spinlock, and kick the work item; packets
+ * arrive on rx_queue and kick it too.
+ *
+ * Lifetime: a QP is found by packet delivery through vdev->qps (or the
+ * port's qp0/qp1) under the xarray's lock, with a reference taken on
+ * @refs.  vmlx_destroy_qp() unpublishes it, drops the QP's own reference
+ * and waits for the others before anything is freed.  (Not RCU: the core
+ * frees the QP, without a grace period, as soon as destroy returns.)
+ */
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "vmlx.h"
+
+/* Packets the work item handles before it gives the CPU to others. */
+#define VMLX_QP_WORK_BUDGET	256
+
+/**
+ * vmlx_qp_pkey() - the P_Key a QP sends with
+ * @qp: the QP
+ *
+ * Return: the P_Key at the QP's pkey_index in its port's table.
+ */
+u16 vmlx_qp_pkey(struct vmlx_qp *qp)
+{
+	struct vmlx_port *port = vmlx_port(qp->vdev, qp->attr.port_num);
+	unsigned long flags;
+	u16 pkey;
+
+	spin_lock_irqsave(&port->lock, flags);
+	pkey = port->pkeys[qp->attr.pkey_index % VMLX_PKEY_TBL_LEN];
+	spin_unlock_irqrestore(&port->lock, flags);
+	return pkey;
+}
+
+/**
+ * vmlx_qp_get() - find the QP a packet is for
+ * @port: the port the packet arrived on
+ * @qpn: BTH:DestQP
+ *
+ * Return: the QP with a reference, or %NULL.
+ */
+struct vmlx_qp *vmlx_qp_get(struct vmlx_port *port, u32 qpn)
+{
+	struct xarray *qps = &port->vdev->qps;
+	struct vmlx_qp *qp;
+
+	xa_lock(qps);
+	if (qpn == 0)
+		qp = port->qp0;
+	else if (qpn == 1)
+		qp = port->qp1;
+	else
+		qp = xa_load(qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refs))
+		qp = NULL;
+	xa_unlock(qps);
+	if (qp && qp->attr.port_num != port->port_num) {
+		vmlx_qp_put(qp);
+		qp = NULL;
+	}
+	return qp;
+}
+
+/**
+ * vmlx_qp_put() - drop a reference from vmlx_qp_get()
+ * @qp: the QP
+ */
+void vmlx_qp_put(struct vmlx_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refs))
+		complete(&qp->released);
+}
+
+/**
+ * vmlx_qp_kick() - make the QP's work item run
+ * @qp: the QP
+ */
+void vmlx_qp_kick(struct vmlx_qp *qp)
+{
+	if (!READ_ONCE(qp->dying))
+		queue_work(vmlx_wq, &qp->work);
+}
+
+/**
+ * vmlx_qp_rx() - hand a received packet to its QP
+ * @qp: the QP, referenced by the caller
+ * @skb: the packet; consumed
+ */
+void vmlx_qp_rx(struct vmlx_qp *qp, struct sk_buff *skb)
+{
+	struct vmlx_port *port = vmlx_pkt(skb)->port;
+
+	if (READ_ONCE(qp->dying) ||
+	    skb_queue_len(&qp->rx_queue) >= VMLX_QP_RX_QUEUE_MAX) {
+		atomic64_inc(&port->cnt.rcv_discards);
+		kfree_skb(skb);
+		return;
+	}
+	skb_queue_tail(&qp->rx_queue, skb);
+	vmlx_qp_kick(qp);
+}
+
+/**
+ * vmlx_qp_event() - report an affiliated asynchronous event
+ * @qp: the QP
+ * @type: the event
+ */
+void vmlx_qp_event(struct vmlx_qp *qp, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = &qp->vdev->ibdev,
+		.event = type,
+		.element.qp = &qp->ibqp,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+}
+
+/**
+ * vmlx_qp_error() - move a QP to the error state
+ * @qp: the QP; qp->lock held
+ *
+ * The work item flushes the queues on its next pass.
+ */
+void vmlx_qp_error(struct vmlx_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->state == IB_QPS_ERR)
+		return;
+	qp->state = IB_QPS_ERR;
+	vmlx_comp_stop(qp);
+	vmlx_qp_kick(qp);
+}
+
+/* ------------------------------------------------------------------ */
+/* The work item                                                       */
+/* ------------------------------------------------------------------ */
+
+static enum ib_wc_opcode vmlx_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/*
+ * Retire the send WQE at the head of the SQ: report it if it must be
+ * reported, give its slot back.  Returns false if the CQ overflowed.
+ */
+static void vmlx_sq_retire(struct vmlx_qp *qp, struct rxe_send_wqe *wqe)
+{
+	struct ib_wc wc = {
+		.wr_id = wqe->wr.wr_id,
+		.status = wqe->status,
+		.opcode = vmlx_wc_opcode(wqe->wr.opcode),
+		.byte_len = wqe->dma.length,
+		.qp = &qp->ibqp,
+		.port_num = qp->attr.port_num,
+	};
+
+	if (wqe->status != IB_WC_SUCCESS || qp->sig_all ||
+	    wqe->wr.send_flags & IB_SEND_SIGNALED)
+		vmlx_cq_post(qp->scq, &wc, false);
+	if (wqe->has_rd_atomic && qp->req.rd_atomic)
+		qp->req.rd_atomic--;
+	wqe->has_rd_atomic = 0;
+	vmlx_queue_consume(&qp->sq.q);
+}
+
+/**
+ * vmlx_sq_fetch() - copy the next posted send WQE to the shadow queue
+ * @qp: the QP
+ *
+ * Return: true if there was one.
+ */
+bool vmlx_sq_fetch(struct vmlx_qp *qp)
+{
+	struct vmlx_sq *sq = &qp->sq;
+	struct rxe_send_wqe *wqe;
+
+	if (qp->req.fetched == vmlx_queue_producer(&sq->q))
+		return false;
+	wqe = vmlx_sq_wqe(sq, qp->req.fetched);
+	memcpy(wqe, vmlx_queue_slot(&sq->q, qp->req.fetched),
+	       vmlx_queue_elem_size(&sq->q));
+	wqe->state = VMLX_WQE_POSTED;
+	wqe->status = IB_WC_SUCCESS;
+	wqe->has_rd_atomic = 0;
+	qp->req.fetched = (qp->req.fetched + 1) & sq->q.mask;
+	return true;
+}
+
+/* In ERR: complete every send WQE, those not yet done as flushed. */
+static void vmlx_sq_flush(struct vmlx_qp *qp)
+{
+	struct rxe_send_wqe *wqe;
+
+	for (;;) {
+		if (qp->sq.q.index == qp->req.fetched && !vmlx_sq_fetch(qp))
+			break;
+		wqe = vmlx_sq_wqe(&qp->sq, qp->sq.q.index);
+		if (wqe->state != VMLX_WQE_DONE)
+			wqe->status = IB_WC_WR_FLUSH_ERR;
+		vmlx_sq_retire(qp, wqe);
+	}
+	qp->req.next = qp->sq.q.index;
+	qp->req.rd_atomic = 0;
+}
+
+/**
+ * vmlx_sq_retire_done() - complete the finished WQEs at the head of the SQ
+ * @qp: the QP
+ *
+ * Return: true if any was.
+ */
+static bool vmlx_sq_retire_done(struct vmlx_qp *qp)
+{
+	struct rxe_send_wqe *wqe;
+	bool progress = false;
+
+	while (qp->sq.q.index != qp->req.next) {
+		wqe = vmlx_sq_wqe(&qp->sq, qp->sq.q.index);
+		if (wqe->state != VMLX_WQE_DONE)
+			break;
+		progress = true;
+		if (wqe->status != IB_WC_SUCCESS) {
+			vmlx_sq_retire(qp, wqe);
+			vmlx_qp_error(qp);
+			break;
+		}
+		vmlx_sq_retire(qp, wqe);
+	}
+	return progress;
+}
+
+static void vmlx_qp_dispatch(struct vmlx_qp *qp, struct sk_buff *skb)
+{
+	if (vmlx_pkt(skb)->op->flags & VMLX_OPF_RESP)
+		vmlx_comp_rcv(qp, skb);
+	else
+		vmlx_resp_rcv(qp, skb);
+}
+
+static void vmlx_qp_work(struct work_struct *work)
+{
+	struct vmlx_qp *qp = container_of(work, struct vmlx_qp, work);
+	unsigned int budget = VMLX_QP_WORK_BUDGET;
+	struct sk_buff *skb;
+	bool progress;
+
+	mutex_lock(&qp->lock);
+	do {
+		progress = false;
+		if (qp->dying)
+			break;
+		while (budget && (skb = skb_dequeue(&qp->rx_queue))) {
+			vmlx_qp_dispatch(qp, skb);
+			budget--;
+			progress = true;
+		}
+		if (qp->state == IB_QPS_ERR) {
+			skb_queue_purge(&qp->rx_queue);
+			vmlx_sq_flush(qp);
+			vmlx_resp_flush(qp);
+			break;
+		}
+		if (qp->state == IB_QPS_RESET)
+			break;
+		progress |= vmlx_comp_run(qp);
+		progress |= vmlx_sq_retire_done(qp);
+		if (qp->state == IB_QPS_ERR)
+			continue;
+		if (vmlx_req_run(qp)) {
+			progress = true;
+			if (budget)
+				budget--;
+		}
+		progress |= vmlx_sq_retire_done(qp);
+	} while (progress && budget);
+	mutex_unlock(&qp->lock);
+	/* out of budget with work left: go to the back of the queue */
+	if (!budget)
+		vmlx_qp_kick(qp);
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation and destruction                                            */
+/* ------------------------------------------------------------------ */
+
+static int vmlx_qp_check_init(struct vmlx_dev *vdev,
+			      struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_SMI:
+	case IB_QPT_GSI:
+		if (!rdma_is_port_valid(&vdev->ibdev, init->port_num))
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	if (cap->max_send_wr > VMLX_MAX_QP_WR ||
+	    cap->max_send_sge > VMLX_MAX_SGE ||
+	    cap->max_inline_data > VMLX_MAX_INLINE)
+		return -EINVAL;
+	if (!init->srq && (cap->max_recv_wr > VMLX_MAX_QP_WR ||
+			   cap->max_recv_sge > VMLX_MAX_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+static int vmlx_sq_init(struct vmlx_sq *sq, struct ib_qp_cap *cap)
+{
+	u32 sge = max_t(u32, cap->max_send_sge, 1);
+	size_t room = max_t(size_t, sge * sizeof(struct rxe_sge),
+			    cap->max_inline_data);
+	u32 num = max_t(u32, cap->max_send_wr, 1);
+	int ret;
+
+	ret = vmlx_queue_init(&sq->q, &num,
+			      sizeof(struct rxe_send_wqe) + room);
+	if (ret)
+		return ret;
+	sq->shadow = vzalloc(sq->q.buf_size - sizeof(*sq->q.buf));
+	if (!sq->shadow) {
+		vmlx_queue_cleanup(&sq->q);
+		return -ENOMEM;
+	}
+	spin_lock_init(&sq->lock);
+	/* the slot may have room for more than asked: report what fits */
+	room = vmlx_queue_elem_size(&sq->q) - sizeof(struct rxe_send_wqe);
+	sq->max_wr = num;
+	sq->max_sge = min_t(u32, room / sizeof(struct rxe_sge), VMLX_MAX_SGE);
+	sq->max_inline = min_t(u32, room, VMLX_MAX_INLINE);
+	cap->max_send_wr = num;
+	cap->max_send_sge = sq->max_sge;
+	cap->max_inline_data = sq->max_inline;
+	return 0;
+}
+
+static void vmlx_sq_cleanup(struct vmlx_sq *sq)
+{
+	vfree(sq->shadow);
+	vmlx_queue_cleanup(&sq->q);
+}
+
+static int vmlx_qp_publish(struct vmlx_qp *qp, struct ib_qp_init_attr *init)
+{
+	struct vmlx_dev *vdev = qp->vdev;
+	struct vmlx_port *port;
+	struct vmlx_qp **slot;
+	u32 qpn;
+	int ret;
+
+	if (init->qp_type == IB_QPT_SMI || init->qp_type == IB_QPT_GSI) {
+		port = vmlx_port(vdev, init->port_num);
+		slot = init->qp_type == IB_QPT_SMI ? &port->qp0 : &port->qp1;
+		qpn = init->qp_type == IB_QPT_SMI ? 0 : 1;
+		qp->ibqp.qp_num = qpn;
+		ret = 0;
+		xa_lock(&vdev->qps);
+		if (*slot)
+			ret = -EBUSY;
+		else
+			*slot = qp;
+		xa_unlock(&vdev->qps);
+		return ret;
+	}
+	ret = xa_alloc_cyclic(&vdev->qps, &qpn, qp,
+			      XA_LIMIT(VMLX_QPN_MIN, VMLX_QPN_MAX),
+			      &vdev->next_qpn, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	qp->ibqp.qp_num = qpn;
+	return 0;
+}
+
+static void vmlx_qp_unpublish(struct vmlx_qp *qp)
+{
+	struct xarray *qps = &qp->vdev->qps;
+	struct vmlx_port *port;
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_SMI:
+	case IB_QPT_GSI:
+		port = vmlx_port(qp->vdev, qp->attr.port_num);
+		xa_lock(qps);
+		if (port->qp0 == qp)
+			port->qp0 = NULL;
+		if (port->qp1 == qp)
+			port->qp1 = NULL;
+		xa_unlock(qps);
+		break;
+	default:
+		xa_erase(qps, qp->ibqp.qp_num);
+		break;
+	}
+}
+
+/**
+ * vmlx_create_qp() - the create_qp verb
+ * @ibqp: the QP the core allocated
+ * @init: its attributes; the capabilities are updated to what was made
+ * @udata: user data; user QPs are not supported yet
+ *
+ * Return: 0 or a negative errno.
+ */
+int vmlx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		   struct ib_udata *udata)
+{
+	struct vmlx_dev *vdev = to_vmlx(ibqp->device);
+	struct vmlx_qp *qp = to_vqp(ibqp);
+	int ret;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	ret = vmlx_qp_check_init(vdev, init);
+	if (ret)
+		return ret;
+	if (atomic_inc_return(&vdev->num_qps) > VMLX_MAX_QP) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+
+	qp->vdev = vdev;
+	mutex_init(&qp->lock);
+	qp->state = IB_QPS_RESET;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->scq = to_vcq(init->send_cq);
+	qp->rcq = to_vcq(init->recv_cq);
+	qp->srq = init->srq ? to_vsrq(init->srq) : NULL;
+	qp->attr.port_num = init->port_num ? init->port_num : 1;
+	qp->attr.path_mtu = IB_MTU_256;
+	qp->mtu = 256;
+	qp->av.port_num = qp->attr.port_num;
+	skb_queue_head_init(&qp->rx_queue);
+	INIT_WORK(&qp->work, vmlx_qp_work);
+	refcount_set(&qp->refs, 1);
+	init_completion(&qp->released);
+	INIT_LIST_HEAD(&qp->mcast_list);
+	vmlx_comp_init(qp);
+
+	ret = vmlx_sq_init(&qp->sq, &init->cap);
+	if (ret)
+		goto err_count;
+	if (!qp->srq) {
+		ret = vmlx_rq_init(&qp->rq, &init->cap.max_recv_wr,
+				   &init->cap.max_recv_sge);
+		if (ret)
+			goto err_sq;
+	}
+	ret = vmlx_resp_init(qp);
+	if (ret)
+		goto err_rq;
+	ret = vmlx_qp_publish(qp, init);
+	if (ret)
+		goto err_resp;
+	return 0;
+
+err_resp:
+	vmlx_resp_cleanup(qp);
+err_rq:
+	if (!qp->srq)
+		vmlx_rq_cleanup(&qp->rq);
+err_sq:
+	vmlx_sq_cleanup(&qp->sq);
+err_count:
+	atomic_dec(&vdev->num_qps);
+	return ret;
+}
+
+/**
+ * vmlx_destroy_qp() - the destroy_qp verb
+ * @ibqp: the QP
+ * @udata: user data, unused
+ *
+ * Return: 0.
+ */
+int vmlx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct vmlx_qp *qp = to_vqp(ibqp);
+
+	mutex_lock(&qp->lock);
+	WRITE_ONCE(qp->dying, true);
+	mutex_unlock(&qp->lock);
+
+	vmlx_mcast_detach_qp(qp);
+	vmlx_qp_unpublish(qp);
+	vmlx_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	/* the work item neither runs long nor re-arms the timers now */
+	vmlx_comp_stop(qp);
+	cancel_work_sync(&qp->work);
+	vmlx_comp_stop(qp);
+	cancel_work_sync(&qp->work);
+
+	skb_queue_purge(&qp->rx_queue);
+	vmlx_resp_cleanup(qp);
+	if (!qp->srq)
+		vmlx_rq_cleanup(&qp->rq);
+	vmlx_sq_cleanup(&qp->sq);
+	atomic_dec(&qp->vdev->num_qps);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* State changes                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Empty both queues without completions: the QP goes back to RESET. */
+static void vmlx_qp_reset(struct vmlx_qp *qp)
+{
+	unsigned long flags;
+
+	vmlx_comp_stop(qp);
+	skb_queue_purge(&qp->rx_queue);
+
+	vmlx_queue_consume_all(&qp->sq.q);
+	qp->req.next = qp->sq.q.index;
+	qp->req.fetched = qp->sq.q.index;
+	qp->req.rd_atomic = 0;
+
+	if (!qp->srq) {
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		vmlx_queue_consume_all(&qp->rq.q);
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+	}
+	qp->state = IB_QPS_RESET;
+	vmlx_resp_reset(qp);
+}
+
+static int vmlx_qp_check_attr(struct vmlx_qp *qp, struct ib_qp_attr *attr,
+			      int mask)
+{
+	if (mask & IB_QP_AV) {
+		if (attr->ah_attr.type != RDMA_AH_ATTR_TYPE_IB)
+			return -EINVAL;
+		if (attr->ah_attr.ah_flags & IB_AH_GRH &&
+		    attr->ah_attr.grh.sgid_index >= VMLX_GID_TBL_LEN)
+			return -EINVAL;
+		if (attr->ah_attr.dlid > VMLX_LID_PERMISSIVE)
+			return -EINVAL;
+	}
+	if (mask & IB_QP_PKEY_INDEX && attr->pkey_index >= VMLX_PKEY_TBL_LEN)
+		return -EINVAL;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC &&
+	    attr->max_rd_atomic > VMLX_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC &&
+	    attr->max_dest_rd_atomic > VMLX_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if (mask & IB_QP_CAP &&
+	    (attr->cap.max_send_wr > qp->sq.max_wr ||
+	     attr->cap.max_recv_wr > (qp->srq ? 0 : qp->rq.max_wr)))
+		return -EINVAL;
+	/* the core's view of the state can lag when the HCA moved to ERR */
+	if (qp->state == IB_QPS_ERR && mask & IB_QP_STATE &&
+	    attr->qp_state != IB_QPS_ERR && attr->qp_state != IB_QPS_RESET)
+		return -EINVAL;
+	return 0;
+}
+
+static void vmlx_qp_apply_attr(struct vmlx_qp *qp, struct ib_qp_attr *attr,
+			       int mask)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_AV) {
+		a->ah_attr = attr->ah_attr;
+		vmlx_av_from_attr(&qp->av, &attr->ah_attr);
+	}
+	if (mask & IB_QP_PATH_MTU) {
+		a->path_mtu = attr->path_mtu;
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+	}
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & IB_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+	/* one port per QP: the path leaves through it */
+	qp->av.port_num = a->port_num;
+}
+
+static void vmlx_qp_enter(struct vmlx_qp *qp, enum ib_qp_state cur,
+			  enum ib_qp_state next)
+{
+	switch (next) {
+	case IB_QPS_RESET:
+		vmlx_qp_reset(qp);
+		break;
+	case IB_QPS_INIT:
+		qp->state = next;
+		if (cur == IB_QPS_RESET)
+			vmlx_resp_reset(qp);
+		break;
+	case IB_QPS_RTR:
+		qp->state = next;
+		if (cur == IB_QPS_INIT)
+			vmlx_resp_reset(qp);
+		break;
+	case IB_QPS_RTS:
+		if (cur == IB_QPS_RTR) {
+			qp->req.psn = qp->attr.sq_psn;
+			qp->comp.psn = qp->attr.sq_psn;
+			qp->comp.rewind_valid = false;
+		}
+		qp->comp.retry_left = qp->attr.retry_cnt;
+		qp->comp.rnr_left = qp->attr.rnr_retry;
+		qp->state = next;
+		break;
+	case IB_QPS_SQD:
+		qp->req.sqd_notified = false;
+		qp->state = next;
+		break;
+	case IB_QPS_SQE:
+		qp->state = next;
+		break;
+	case IB_QPS_ERR:
+		vmlx_qp_error(qp);
+		break;
+	}
+}
+
+/**
+ * vmlx_modify_qp() - the modify_qp verb
+ * @ibqp: the QP
+ * @attr: the new attributes
+ * @mask: which of them apply
+ * @udata: user data, unused
+ *
+ * The core has checked the transition and the ranges against the IBA; this
+ * checks what depends on the HCA and applies them.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int vmlx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata)
+{
+	struct vmlx_qp *qp = to_vqp(ibqp);
+	enum ib_qp_state cur, next;
+	int ret;
+
+	mutex_lock(&qp->lock);
+	ret = vmlx_qp_check_attr(qp, attr, mask);
+	if (ret)
+		goto out;
+	cur = qp->state;
+	next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	vmlx_qp_apply_attr(qp, attr, mask);
+	if (next != cur || next == IB_QPS_RESET)
+		vmlx_qp_enter(qp, cur, next);
+	vmlx_qp_kick(qp);
+out:
+	mutex_unlock(&qp->lock);
+	return ret;
+}
+
+/**
+ * vmlx_query_qp() - the query_qp verb
+ * @ibqp: the QP
+ * @attr: filled in
+ * @mask: attributes asked for (all are filled in)
+ * @init: filled in with the creation attributes
+ *
+ * Return: 0.
+ */
+int vmlx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init)
+{
+	struct vmlx_qp *qp = to_vqp(ibqp);
+
+	mutex_lock(&qp->lock);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->sq_draining = qp->state == IB_QPS_SQD &&
+			    qp->sq.q.index != qp->req.next;
+	mutex_unlock(&qp->lock);
+
+	attr->cap.max_send_wr = qp->sq.max_wr;
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_inline_data = qp->sq.max_inline;
+	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.max_wr;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq.max_sge;
+
+	memset(init, 0, sizeof(*init));
+	init->event_handler = ibqp->event_handler;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->qp_type = ibqp->qp_type;
+	init->port_num = qp->attr.port_num;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Posting                                                             */
+/* ------------------------------------------------------------------ */
+
+static bool vmlx_wr_allowed(struct vmlx_qp *qp, enum ib_wr_opcode opcode)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		switch (opcode) {
+		case IB_WR_SEND:
+		case IB_WR_SEND_WITH_IMM:
+		case IB_WR_SEND_WITH_INV:
+		case IB_WR_RDMA_WRITE:
+		case IB_WR_RDMA_WRITE_WITH_IMM:
+		case IB_WR_RDMA_READ:
+		case IB_WR_ATOMIC_CMP_AND_SWP:
+		case IB_WR_ATOMIC_FETCH_AND_ADD:
+		case IB_WR_LOCAL_INV:
+		case IB_WR_REG_MR:
+			return true;
+		default:
+			return false;
+		}
+	case IB_QPT_UC:
+		switch (opcode) {
+		case IB_WR_SEND:
+		case IB_WR_SEND_WITH_IMM:
+		case IB_WR_RDMA_WRITE:
+		case IB_WR_RDMA_WRITE_WITH_IMM:
+		case IB_WR_LOCAL_INV:
+		case IB_WR_REG_MR:
+			return true;
+		default:
+			return false;
+		}
+	default:
+		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM;
+	}
+}
+
+/* Turn one kernel send WR into a WQE in the ring's next slot. */
+static int vmlx_wr_to_wqe(struct vmlx_qp *qp, const struct ib_send_wr *wr,
+			  struct rxe_send_wqe *wqe)
+{
+	struct rxe_send_wr *w = &wqe->wr;
+	u64 length = 0;
+	int i;
+
+	if (!vmlx_wr_allowed(qp, wr->opcode) || wr->num_sge < 0)
+		return -EINVAL;
+	if (!(wr->send_flags & IB_SEND_INLINE) &&
+	    wr->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+
+	memset(wqe, 0, sizeof(*wqe));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->send_flags = wr->send_flags;
+	w->ex.imm_data = wr->ex.imm_data;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		w->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		w->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		w->wr.rdma.rkey = rdma_wr(wr)->rkey;
+		wqe->iova = rdma_wr(wr)->remote_addr;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		w->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		w->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		w->wr.atomic.swap = atomic_wr(wr)->swap;
+		w->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		wqe->iova = atomic_wr(wr)->remote_addr;
+		break;
+	case IB_WR_REG_MR:
+		w->wr.reg.mr = reg_wr(wr)->mr;
+		w->wr.reg.key = reg_wr(wr)->key;
+		w->wr.reg.access = reg_wr(wr)->access;
+		break;
+	default:
+		break;
+	}
+	if (vmlx_qp_is_ud(qp)) {
+		if (!ud_wr(wr)->ah)
+			return -EINVAL;
+		w->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		w->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		w->wr.ud.pkey_index = ud_wr(wr)->pkey_index;
+		w->wr.ud.ah_num = to_vah(ud_wr(wr)->ah)->ah_num;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE &&
+	    (wr->opcode == IB_WR_SEND || wr->opcode == IB_WR_SEND_WITH_IMM ||
+	     wr->opcode == IB_WR_RDMA_WRITE ||
+	     wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)) {
+		u8 *p = wqe->dma.inline_data;
+
+		for (i = 0; i < wr->num_sge; i++)
+			length += wr->sg_list[i].length;
+		if (length > qp->sq.max_inline)
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+	} else {
+		w->send_flags &= ~IB_SEND_INLINE;
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+			length += wr->sg_list[i].length;
+		}
+		wqe->dma.num_sge = wr->num_sge;
+	}
+	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		/* the original value lands in the first 8 bytes */
+		if (wr->num_sge != 1 || wr->sg_list[0].length < 8)
+			return -EINVAL;
+		length = 8;
+	}
+	if (length > VMLX_MAX_MSG_SIZE)
+		return -EINVAL;
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
+	return 0;
+}
+
+/**
+ * vmlx_post_send() - the post_send verb, for kernel consumers
+ * @ibqp: the QP
+ * @wr: the chain of WRs
+ * @bad_wr: set to the first WR not posted
+ *
+ * Return: 0, -EINVAL for a bad WR or a QP that cannot send, -ENOMEM when
+ * the send queue is full.
+ */
+int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr)
+{
+	struct vmlx_qp *qp = to_vqp(ibqp);
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	unsigned long flags;
+	int ret = 0;
+
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	for (; wr; wr = wr->next) {
+		if (vmlx_queue_post_full(&qp->sq.q)) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = vmlx_wr_to_wqe(qp, wr, vmlx_queue_post_slot(&qp->sq.q));
+		if (ret)
+			break;
+		vmlx_queue_post_commit(&qp->sq.q);
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	vmlx_qp_kick(qp);
+	return ret;
+}
+
+/**
+ * vmlx_post_recv() - the post_recv verb, for kernel consumers
+ * @ibqp: the QP
+ * @wr: the chain of WRs
+ * @bad_wr: set to the first WR not posted
+ *
+ * Return: 0, -EINVAL for a bad WR, a QP with an SRQ or in RESET,
+ * -ENOMEM when the receive queue is full.
+ */
+int vmlx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr)
+{
+	struct vmlx_qp *qp = to_vqp(ibqp);
+	int ret;
+
+	if (qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	ret = vmlx_rq_post(&qp->rq, wr, bad_wr);
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		vmlx_qp_kick(qp);
+	return ret;
+}

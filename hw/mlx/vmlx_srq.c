@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vmlx shared receive queues.
+ *
+ * An SRQ is a receive queue (vmlx_queue.c) that the responders of several
+ * QPs take WQEs from, plus the limit event: once armed with a limit, the
+ * first time a WQE taken leaves fewer WQEs than the limit the SRQ is
+ * disarmed and its event handler hears of IB_EVENT_SRQ_LIMIT_REACHED.
+ * The limit is one word changed with cmpxchg(), so that of several
+ * responders crossing it together exactly one raises the event, and
+ * re-arming races with none of them.  Only kernel SRQs exist so far.
+ */
+#include "vmlx.h"
+
+int vmlx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct vmlx_dev *vdev = to_vmlx(ibsrq->device);
+	struct vmlx_srq *srq = to_vsrq(ibsrq);
+	struct ib_srq_attr *attr = &init->attr;
+	u32 max_wr = attr->max_wr;
+	u32 max_sge = attr->max_sge;
+	int ret;
+
+	/* user SRQs come with uverbs */
+	if (udata)
+		return -EOPNOTSUPP;
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (max_wr < 1 || max_wr > VMLX_MAX_QP_WR ||
+	    max_sge < 1 || max_sge > VMLX_MAX_SGE ||
+	    attr->srq_limit > max_wr)
+		return -EINVAL;
+	if (!atomic_add_unless(&vdev->num_srqs, 1, VMLX_MAX_SRQ))
+		return -ENOMEM;
+
+	ret = vmlx_rq_init(&srq->rq, &max_wr, &max_sge);
+	if (ret)
+		goto err_count;
+	/* a limit given at creation arms the SRQ, as ib_modify_srq() would */
+	srq->limit = attr->srq_limit;
+	attr->max_wr = max_wr;
+	attr->max_sge = max_sge;
+	return 0;
+
+err_count:
+	atomic_dec(&vdev->num_srqs);
+	return ret;
+}
+
+int vmlx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct vmlx_srq *srq = to_vsrq(ibsrq);
+
+	if (udata)
+		return -EOPNOTSUPP;
+	/*
+	 * Resizing would mean moving posted WQEs to a new ring while
+	 * responders take from the old one; no kernel user needs it, so it
+	 * is not offered (max_srq_wr is the only size anyway).
+	 */
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit > srq->rq.max_wr)
+			return -EINVAL;
+		WRITE_ONCE(srq->limit, attr->srq_limit);
+	}
+	return 0;
+}
+
+int vmlx_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct vmlx_srq *srq = to_vsrq(ibsrq);
+
+	attr->max_wr = srq->rq.max_wr;
+	attr->max_sge = srq->rq.max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+int vmlx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct vmlx_srq *srq = to_vsrq(ibsrq);
+
+	vmlx_rq_cleanup(&srq->rq);
+	atomic_dec(&to_vmlx(ibsrq->device)->num_srqs);
+	return 0;
+}
+
+int vmlx_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr)
+{
+	return vmlx_rq_post(&to_vsrq(ibsrq)->rq, wr, bad_wr);
+}
+
+/**
+ * vmlx_srq_pop() - take the oldest receive WQE of an SRQ
+ * @srq: the SRQ
+ * @wqe: where to copy it; room for the SRQ's max_sge scatter entries
+ *
+ * Raises IB_EVENT_SRQ_LIMIT_REACHED, and disarms the limit, if the SRQ was
+ * armed and now holds fewer WQEs than its limit.
+ *
+ * Context: process; the event handler is called directly.
+ * Return: true if a WQE was taken, false if the SRQ was empty.
+ */
+bool vmlx_srq_pop(struct vmlx_srq *srq, struct rxe_recv_wqe *wqe)
+{
+	struct ib_srq *ibsrq = &srq->ibsrq;
+	u32 limit;
+
+	if (!vmlx_rq_pop(&srq->rq, wqe))
+		return false;
+
+	limit = READ_ONCE(srq->limit);
+	if (limit && vmlx_rq_count(&srq->rq) < limit &&
+	    cmpxchg(&srq->limit, limit, 0) == limit &&
+	    ibsrq->event_handler) {
+		struct ib_event ev = {
+			.device = ibsrq->device,
+			.element.srq = ibsrq,
+			.event = IB_EVENT_SRQ_LIMIT_REACHED,
+		};
+
+		ibsrq->event_handler(&ev, ibsrq->srq_context);
+	}
+	return true;
+}
