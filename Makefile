@@ -7,6 +7,7 @@
 #   make check            W=1 + sparse (C=2) build, checkpatch --strict, kernel-doc
 #   make test             install what is missing, then every test platform
 #   make demo             boot a VM, load the stack, show it
+#   make bench            boot a VM, measure in-kernel RC WRITE bandwidth
 #   make modules_install  install into /lib/modules/$(KVER)/updates
 #
 # KVER picks the kernel (default: the newest Debian 6.1 headers installed,
@@ -18,11 +19,11 @@ KDIR ?= /lib/modules/$(KVER)/build
 # Kconfig symbols of ours that the distribution's .config cannot know.
 # No vmlinux ships with the headers, so module BTF cannot be generated.
 IBSTACK_CONFIG := CONFIG_INFINIBAND=m CONFIG_INFINIBAND_VMLX=m \
-		  CONFIG_DEBUG_INFO_BTF_MODULES=
+		  CONFIG_INFINIBAND_VERBS_TEST=m CONFIG_DEBUG_INFO_BTF_MODULES=
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(IBSTACK_CONFIG)
 
-.PHONY: all modules check test demo deps modules_install clean have-kdir
+.PHONY: all modules check test demo bench deps modules_install clean have-kdir
 
 all: modules
 
@@ -48,6 +49,10 @@ test: deps
 demo: deps
 	+$(MAKE) -f $(firstword $(MAKEFILE_LIST)) modules
 	+scripts/demo.sh
+
+# Not part of test: tests/bench/README.rst.
+bench: modules
+	+tests/bench/rc-write-bw.sh
 
 modules_install: have-kdir
 	+$(KMAKE) INSTALL_MOD_DIR=updates modules_install
