@@ -43,9 +43,13 @@ for stage in "${stages[@]}"; do
 	build)	run_stage build tests/build-checks.sh ;;
 	kunit)	run_stage kunit tests/kunit/run-kunit.sh ;;
 	vm)
+		# A scenario may ask for harness options (e.g. --smp 2) in
+		# a line "# vm-run-options: ..." of its header.
 		for scenario in tests/scenarios/*.sh; do
+			read -ra opts < <(sed -n \
+				's/^# vm-run-options: *//p' "$scenario")
 			run_stage "vm $(basename "$scenario" .sh)" \
-				tests/vm/vm-run.sh "$scenario"
+				tests/vm/vm-run.sh "${opts[@]}" "$scenario"
 		done
 		;;
 	*)	echo "run-all.sh: unknown stage '$stage'" >&2; exit 2 ;;

@@ -9,7 +9,10 @@
 # corruption (with the vmlx counters showing the faults), a 10,000-round
 # create/destroy loop that leaves no object behind, and "rmmod vmlx"
 # while traffic runs.  One TAP test point per check; the harness fails the
-# run on any kernel warning in dmesg.
+# run on any kernel warning in dmesg.  Two guest CPUs, so that QPs really
+# run in parallel and the per-QP serialisation is put to the test.
+#
+# vm-run-options: --smp 2
 set -u
 . "$(dirname "$0")/../vm/tap.sh"
 . "$(dirname "$0")/../kmod/vt.sh"
