@@ -510,6 +510,45 @@ void *ib_get_client_data(struct ib_device *device, struct ib_client *client)
 EXPORT_SYMBOL(ib_get_client_data);
 
 /**
+ * ib_get_client_nl_info - the character device a client offers for a device
+ * @device: the device, or NULL for a client not tied to one
+ * @client_name: the client's name, e.g. "uverbs"
+ * @res: filled in by the client
+ *
+ * Return: 0; -ENOENT if no such client is attached to @device, or
+ * -EOPNOTSUPP if it offers no character device; or the client's error.
+ */
+int ib_get_client_nl_info(struct ib_device *device, const char *client_name,
+			  struct ib_client_nl_info *res)
+{
+	struct ib_client_ctx *ctx = NULL;
+	struct ib_client *client;
+	int ret = -ENOENT;
+
+	memset(res, 0, sizeof(*res));
+	mutex_lock(&ib_reg_mutex);
+	list_for_each_entry(client, &ib_clients, list) {
+		if (strcmp(client->name, client_name))
+			continue;
+		if (device) {
+			ctx = xa_load(&device->client_data, client->client_id);
+			if (!ctx)
+				break;
+		}
+		ret = -EOPNOTSUPP;
+		if (client->get_nl_info)
+			ret = client->get_nl_info(device, ctx ? ctx->data : NULL,
+						  res);
+		if (!ret && !res->cdev)
+			ret = -EOPNOTSUPP;
+		break;
+	}
+	mutex_unlock(&ib_reg_mutex);
+	return ret;
+}
+EXPORT_SYMBOL(ib_get_client_nl_info);
+
+/**
  * ib_device_put - drop a reference from ib_device_try_get()
  * @device: the device
  */

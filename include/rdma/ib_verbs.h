@@ -1512,16 +1512,34 @@ struct ib_device {
  * @remove: called once for every device @add accepted, when either the
  *	device or the client goes away.  @client_data is the value set with
  *	ib_set_client_data() (NULL if none).
+ * @get_nl_info: optional; fills in @res with the character device the
+ *	client offers userspace for @device (NULL for a client whose device
+ *	is not tied to one), for RDMA_NLDEV_CMD_GET_CHARDEV.  Called with
+ *	the core's registration lock held, so the client stays attached.
  * @list: entry in the core's client list (core private)
  * @client_id: index of the client's context in each device (core private)
  *
  * The core serialises all add and remove calls; a callback must not
  * register or unregister devices or clients itself.
  */
+/**
+ * struct ib_client_nl_info - a client's answer to RDMA_NLDEV_CMD_GET_CHARDEV
+ * @cdev: the character device's struct device (its devt and name are sent)
+ * @abi: the ABI version of the character device
+ * @port: the port the character device is for, 0 if none
+ */
+struct ib_client_nl_info {
+	struct device	*cdev;
+	u64		abi;
+	u32		port;
+};
+
 struct ib_client {
 	const char *name;
 	int (*add)(struct ib_device *device);
 	void (*remove)(struct ib_device *device, void *client_data);
+	int (*get_nl_info)(struct ib_device *device, void *client_data,
+			   struct ib_client_nl_info *res);
 
 	struct list_head list;
 	u32 client_id;
@@ -1552,6 +1570,8 @@ void ib_unregister_client(struct ib_client *client);
 void ib_set_client_data(struct ib_device *device, struct ib_client *client,
 			void *data);
 void *ib_get_client_data(struct ib_device *device, struct ib_client *client);
+int ib_get_client_nl_info(struct ib_device *device, const char *client_name,
+			  struct ib_client_nl_info *res);
 
 /**
  * ib_device_try_get - take a registration reference on a device
