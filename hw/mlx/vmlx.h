@@ -836,7 +836,6 @@ struct vmlx_resp_res {
  * @res: remembered READ and atomic requests, max_dest_rd_atomic of them
  * @res_num: slots in @res
  * @res_next: the slot the next one goes in
- * @status: error found for the message in progress (UC/UD)
  */
 struct vmlx_resp {
 	u32			psn;
@@ -852,7 +851,6 @@ struct vmlx_resp {
 	struct vmlx_resp_res	*res;
 	u32			res_num;
 	u32			res_next;
-	enum ib_wc_status	status;
 };
 
 /**

@@ -953,7 +953,6 @@ int vmlx_resp_init(struct vmlx_qp *qp)
 	resp->res_num = 1;
 	resp->res_next = 0;
 	resp->wqe_valid = false;
-	resp->status = IB_WC_SUCCESS;
 	return 0;
 
 err_free_wqe:
@@ -998,7 +997,6 @@ void vmlx_resp_reset(struct vmlx_qp *qp)
 	resp->res_num = clamp_t(u32, qp->attr.max_dest_rd_atomic, 1,
 				VMLX_MAX_RD_ATOMIC);
 	resp->res_next = 0;
-	resp->status = IB_WC_SUCCESS;
 }
 
 /**
