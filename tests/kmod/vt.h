@@ -81,6 +81,7 @@ __printf(2, 3) void vt_why(struct vt_run *run, const char *fmt, ...);
 __printf(2, 3) bool vt_result(struct vt_run *run, const char *fmt, ...);
 bool vt_aborted(struct vt_run *run);
 bool vt_has_arg(struct vt_run *run, const char *word);
+bool vt_args_known(struct vt_run *run, const char * const *words, size_t n);
 
 /**
  * struct vt_side - what a test holds on one device

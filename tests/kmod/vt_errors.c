@@ -378,15 +378,9 @@ static void vt_err_teardown(struct vt_err *e)
 int vt_cmd_errors(struct vt_run *run)
 {
 	struct vt_err *e;
-	int i, j;
 
-	for (i = 0; i < run->argc; i++) {
-		for (j = 0; j < ARRAY_SIZE(vt_err_cases); j++)
-			if (!strcmp(run->argv[i], vt_err_cases[j]))
-				break;
-		if (j == ARRAY_SIZE(vt_err_cases))
-			return -EINVAL;
-	}
+	if (!vt_args_known(run, vt_err_cases, ARRAY_SIZE(vt_err_cases)))
+		return -EINVAL;
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;

@@ -483,12 +483,10 @@ out:
  */
 int vt_cmd_loss(struct vt_run *run)
 {
-	int i;
+	static const char * const transports[] = { "rc", "uc", "ud" };
 
-	for (i = 0; i < run->argc; i++)
-		if (strcmp(run->argv[i], "rc") && strcmp(run->argv[i], "uc") &&
-		    strcmp(run->argv[i], "ud"))
-			return -EINVAL;
+	if (!vt_args_known(run, transports, ARRAY_SIZE(transports)))
+		return -EINVAL;
 	if (vt_has_arg(run, "rc"))
 		vt_loss_one(run, IB_QPT_RC);
 	if (vt_has_arg(run, "uc") && !vt_aborted(run))

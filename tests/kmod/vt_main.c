@@ -192,6 +192,29 @@ bool vt_has_arg(struct vt_run *run, const char *word)
 	return false;
 }
 
+/**
+ * vt_args_known - whether every word after the command is one of @words
+ * @run: the command
+ * @words: the words the command knows
+ * @n: how many
+ *
+ * Return: true if they all are (or none was given).
+ */
+bool vt_args_known(struct vt_run *run, const char * const *words, size_t n)
+{
+	size_t j;
+	int i;
+
+	for (i = 0; i < run->argc; i++) {
+		for (j = 0; j < n; j++)
+			if (!strcmp(run->argv[i], words[j]))
+				break;
+		if (j == n)
+			return false;
+	}
+	return true;
+}
+
 /* --------------------------------------------------------------------- */
 /* Devices                                                               */
 /* --------------------------------------------------------------------- */

@@ -961,15 +961,9 @@ static const char * const vt_ops_groups[] = {
 int vt_cmd_ops(struct vt_run *run)
 {
 	struct vt_ops *o;
-	int i, j;
 
-	for (i = 0; i < run->argc; i++) {
-		for (j = 0; j < ARRAY_SIZE(vt_ops_groups); j++)
-			if (!strcmp(run->argv[i], vt_ops_groups[j]))
-				break;
-		if (j == ARRAY_SIZE(vt_ops_groups))
-			return -EINVAL;
-	}
+	if (!vt_args_known(run, vt_ops_groups, ARRAY_SIZE(vt_ops_groups)))
+		return -EINVAL;
 	o = kzalloc(sizeof(*o), GFP_KERNEL);
 	if (!o)
 		return -ENOMEM;
