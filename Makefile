@@ -19,6 +19,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 # Kconfig symbols of ours that the distribution's .config cannot know.
 # No vmlinux ships with the headers, so module BTF cannot be generated.
 IBSTACK_CONFIG := CONFIG_INFINIBAND=m CONFIG_INFINIBAND_VMLX=m \
+		  CONFIG_INFINIBAND_USER_ACCESS=m \
 		  CONFIG_INFINIBAND_VERBS_TEST=m CONFIG_DEBUG_INFO_BTF_MODULES=
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(IBSTACK_CONFIG)

@@ -9,6 +9,8 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
+struct ib_port_kobj;
+
 /**
  * struct ib_port_data - what the core keeps per port
  * @immutable: from the driver's get_port_immutable, at registration
@@ -19,6 +21,8 @@
  * @subnet_prefix: cached subnet prefix, host order
  * @pkeys: cached P_Key table, @immutable.pkey_tbl_len entries
  * @gids: cached GID table, @immutable.gid_tbl_len entries
+ * @sysfs: the port's directory /sys/class/infiniband/<dev>/ports/<port>,
+ *	from registration to unregistration (sysfs.c)
  *
  * The cache is refreshed at registration and on every port event, before
  * the event handlers are called, so they see the new values.
@@ -33,6 +37,7 @@ struct ib_port_data {
 	u64			subnet_prefix;
 	u16			*pkeys;
 	union ib_gid		*gids;
+	struct ib_port_kobj	*sysfs;
 };
 
 /* Allocate an ib_* object with room for the driver's part of it. */
@@ -49,12 +54,23 @@ extern const struct attribute_group ib_dev_attr_group;
 int ib_sysfs_init(void);
 void ib_sysfs_cleanup(void);
 void ib_device_sysfs_setup(struct ib_device *device);
+int ib_device_register_sysfs(struct ib_device *device);
+void ib_device_unregister_sysfs(struct ib_device *device);
 
 /* cache.c */
 int ib_cache_setup_one(struct ib_device *device);
 void ib_cache_release_one(struct ib_device *device);
 int ib_events_init(void);
 void ib_events_cleanup(void);
+
+/* device.c */
+struct ib_device *ib_device_get_next(unsigned long *index);
+
+/* netlink.c, nldev.c */
+int rdma_nl_init(void);
+void rdma_nl_exit(void);
+int nldev_init(void);
+void nldev_exit(void);
 
 /* restrack.c */
 int rdma_restrack_init(struct ib_device *device);

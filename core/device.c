@@ -346,6 +346,9 @@ int ib_register_device(struct ib_device *device, const char *name,
 	ret = device_add(&device->dev);
 	if (ret)
 		goto err_release_name;
+	ret = ib_device_register_sysfs(device);
+	if (ret)
+		goto err_del;
 
 	refcount_set(&device->refcount, 1);
 	WRITE_ONCE(device->reg_state, IB_DEV_LIVE);
@@ -361,6 +364,8 @@ int ib_register_device(struct ib_device *device, const char *name,
 
 err_disable:
 	ib_disable_device(device);
+	ib_device_unregister_sysfs(device);
+err_del:
 	device_del(&device->dev);
 err_release_name:
 	ib_release_name(device);
@@ -393,6 +398,7 @@ void ib_unregister_device(struct ib_device *device)
 	mutex_lock(&ib_reg_mutex);
 	if (device->reg_state == IB_DEV_LIVE) {
 		ib_disable_device(device);
+		ib_device_unregister_sysfs(device);
 		device_del(&device->dev);
 		ib_release_name(device);
 	}
@@ -515,6 +521,9 @@ EXPORT_SYMBOL(ib_get_client_data);
  * @client_name: the client's name, e.g. "uverbs"
  * @res: filled in by the client
  *
+ * On success @res->cdev is held with get_device(); the caller drops it
+ * with put_device().
+ *
  * Return: 0; -ENOENT if no such client is attached to @device, or
  * -EOPNOTSUPP if it offers no character device; or the client's error.
  */
@@ -541,6 +550,8 @@ int ib_get_client_nl_info(struct ib_device *device, const char *client_name,
 						  res);
 		if (!ret && !res->cdev)
 			ret = -EOPNOTSUPP;
+		if (!ret)
+			get_device(res->cdev);
 		break;
 	}
 	mutex_unlock(&ib_reg_mutex);
@@ -605,6 +616,27 @@ struct ib_device *ib_device_get_by_name(const char *name)
 }
 EXPORT_SYMBOL(ib_device_get_by_name);
 
+/*
+ * The registered device with the lowest index >= *@index, with a
+ * registration reference (drop it with ib_device_put()); *@index is set
+ * to its index.  NULL when there is none.  For walks that must not hold
+ * ib_devices_rwsem between devices, such as netlink dumps.
+ */
+struct ib_device *ib_device_get_next(unsigned long *index)
+{
+	struct ib_device *device;
+
+	down_read(&ib_devices_rwsem);
+	for (device = xa_find(&ib_devices, index, ULONG_MAX, IB_DEVICE_LIVE);
+	     device;
+	     device = xa_find_after(&ib_devices, index, ULONG_MAX,
+				    IB_DEVICE_LIVE))
+		if (ib_device_try_get(device))
+			break;
+	up_read(&ib_devices_rwsem);
+	return device;
+}
+
 /**
  * ib_modify_device - change device attributes
  * @device: the device
@@ -661,8 +693,18 @@ static int __init ib_core_init(void)
 	ret = ib_sysfs_init();
 	if (ret)
 		goto err_events;
+	ret = rdma_nl_init();
+	if (ret)
+		goto err_sysfs;
+	ret = nldev_init();
+	if (ret)
+		goto err_nl;
 	return 0;
 
+err_nl:
+	rdma_nl_exit();
+err_sysfs:
+	ib_sysfs_cleanup();
 err_events:
 	ib_events_cleanup();
 err_comp_unbound:
@@ -676,6 +718,8 @@ err:
 static void __exit ib_core_exit(void)
 {
 	WARN_ON(!xa_empty(&ib_devices));
+	nldev_exit();
+	rdma_nl_exit();
 	ib_sysfs_cleanup();
 	ib_events_cleanup();
 	destroy_workqueue(ib_comp_unbound_wq);

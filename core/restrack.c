@@ -111,6 +111,26 @@ void rdma_restrack_set_name(struct rdma_restrack_entry *res,
 EXPORT_SYMBOL(rdma_restrack_set_name);
 
 /**
+ * rdma_restrack_parent_name - give an object the owner of another
+ * @res: the entry of a new object
+ * @parent: the entry of the object it belongs to, e.g. its PD
+ *
+ * For objects made on behalf of the owner of @parent, such as a QP in a
+ * PD, so that resource listings show who really owns them.
+ */
+void rdma_restrack_parent_name(struct rdma_restrack_entry *res,
+			       const struct rdma_restrack_entry *parent)
+{
+	if (rdma_is_kernel_res(parent)) {
+		res->kern_name = parent->kern_name;
+		return;
+	}
+	res->user = true;
+	res->task = get_task_struct(parent->task);
+}
+EXPORT_SYMBOL(rdma_restrack_parent_name);
+
+/**
  * rdma_restrack_add - enter an object in its device's table
  * @device: the device
  * @res: the object's entry, from rdma_restrack_new()
@@ -208,3 +228,33 @@ int rdma_restrack_count(struct ib_device *device, enum rdma_restrack_type type)
 	return count;
 }
 EXPORT_SYMBOL(rdma_restrack_count);
+
+/**
+ * rdma_restrack_get_next - the next tracked object of a type, held
+ * @device: the device
+ * @type: the type
+ * @id: in: the lowest id wanted; out: the id of the object returned
+ *
+ * For walking a device's table without holding its lock: start with
+ * @id 0 and continue with @id + 1 after each object.  Objects added or
+ * removed meanwhile may or may not be seen.
+ *
+ * Return: the object with a reference from rdma_restrack_get(), to be
+ * dropped with rdma_restrack_put(), or NULL when there is none left.
+ */
+struct rdma_restrack_entry *
+rdma_restrack_get_next(struct ib_device *device, enum rdma_restrack_type type,
+		       unsigned long *id)
+{
+	struct rdma_restrack_root *root = &device->res[type];
+	struct rdma_restrack_entry *res;
+
+	xa_lock(&root->xa);
+	for (res = xa_find(&root->xa, id, ULONG_MAX, XA_PRESENT); res;
+	     res = xa_find_after(&root->xa, id, ULONG_MAX, XA_PRESENT))
+		if (rdma_restrack_get(res))
+			break;
+	xa_unlock(&root->xa);
+	return res;
+}
+EXPORT_SYMBOL(rdma_restrack_get_next);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The infiniband device class: /sys/class/infiniband/<device>/ and the
- * device-wide attribute files in it.  Formats are user ABI.
+ * The infiniband device class: /sys/class/infiniband/<device>/, the
+ * device-wide attribute files in it and the per-port directories under
+ * ports/.  Formats are user ABI.
  */
 #include <linux/device.h>
+#include <linux/kobject.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
@@ -125,6 +128,618 @@ static struct attribute *ib_dev_attrs[] = {
 const struct attribute_group ib_dev_attr_group = {
 	.attrs = ib_dev_attrs,
 };
+
+/* ------------------------------------------------------------------ */
+/* Ports: /sys/class/infiniband/<device>/ports/<port>/                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Lifetime.  The port directories are created right after device_add() at
+ * registration and removed right before device_del() at unregistration,
+ * both under the core's registration lock, which also serialises the use
+ * of @ports_kobj and of the @sysfs pointers of the port data.
+ *
+ * The show() functions below call the driver (ib_query_port(),
+ * ib_query_pkey()) and read the port cache.  kernfs runs a show() only
+ * while it holds an active reference on the file, and removing a
+ * directory waits until those are gone and refuses new ones.  So once
+ * ib_device_unregister_sysfs() has returned no show() runs any more, and
+ * the driver may go away; a file still open fails its reads with -ENODEV.
+ * Every port kobject holds a reference on the device's struct device, so
+ * the ib_device and its port cache outlive the kobject, whenever its last
+ * reference is dropped.
+ */
+
+struct ib_port_kobj;
+
+/**
+ * struct ib_port_table_attr - the file of one table index, e.g. gids/3
+ * @kattr: the attribute; show() finds the rest of this structure from it
+ * @port: the port directory the file belongs to
+ * @index: the table index
+ * @name: the file name, @index in decimal
+ */
+struct ib_port_table_attr {
+	struct kobj_attribute	kattr;
+	struct ib_port_kobj	*port;
+	u32			index;
+	char			name[12];
+};
+
+/**
+ * struct ib_port_table - a directory of numbered files, e.g. gids/
+ * @group: the attribute group that makes the directory
+ * @attrs: NULL-terminated array of pointers into @entries, for @group
+ * @entries: one file per table index
+ */
+struct ib_port_table {
+	struct attribute_group		group;
+	struct attribute		**attrs;
+	struct ib_port_table_attr	*entries;
+};
+
+/**
+ * struct ib_port_kobj - the directory of one port
+ * @kobj: ports/<port>; holds a reference on @device->dev until released
+ * @gid_attrs: ports/<port>/gid_attrs, a child of @kobj, or NULL
+ * @device: the device
+ * @port_num: the port number
+ * @gids: gids/<index>, the GID table
+ * @pkeys: pkeys/<index>, the P_Key table
+ * @gid_types: gid_attrs/types/<index>, the type of each GID
+ * @gid_ndevs: gid_attrs/ndevs/<index>, the net device of each GID
+ */
+struct ib_port_kobj {
+	struct kobject		kobj;
+	struct kobject		*gid_attrs;
+	struct ib_device	*device;
+	u32			port_num;
+	struct ib_port_table	gids;
+	struct ib_port_table	pkeys;
+	struct ib_port_table	gid_types;
+	struct ib_port_table	gid_ndevs;
+};
+
+static struct ib_port_kobj *to_ib_port_kobj(struct kobject *kobj)
+{
+	return container_of(kobj, struct ib_port_kobj, kobj);
+}
+
+static struct ib_port_table_attr *
+to_ib_port_table_attr(struct kobj_attribute *kattr)
+{
+	return container_of(kattr, struct ib_port_table_attr, kattr);
+}
+
+/* The driver's current attributes of the port behind @kobj. */
+static int ib_port_kobj_query(struct kobject *kobj, struct ib_port_attr *attr)
+{
+	struct ib_port_kobj *port = to_ib_port_kobj(kobj);
+
+	return ib_query_port(port->device, port->port_num, attr);
+}
+
+static const char *ib_port_state_name(enum ib_port_state state)
+{
+	switch (state) {
+	case IB_PORT_NOP:
+		return "NOP";
+	case IB_PORT_DOWN:
+		return "DOWN";
+	case IB_PORT_INIT:
+		return "INIT";
+	case IB_PORT_ARMED:
+		return "ARMED";
+	case IB_PORT_ACTIVE:
+		return "ACTIVE";
+	case IB_PORT_ACTIVE_DEFER:
+		return "ACTIVE_DEFER";
+	}
+	return "UNKNOWN";
+}
+
+static const char *ib_port_phys_state_name(unsigned int phys_state)
+{
+	switch (phys_state) {
+	case IB_PORT_PHYS_STATE_SLEEP:
+		return "Sleep";
+	case IB_PORT_PHYS_STATE_POLLING:
+		return "Polling";
+	case IB_PORT_PHYS_STATE_DISABLED:
+		return "Disabled";
+	case IB_PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING:
+		return "PortConfigurationTraining";
+	case IB_PORT_PHYS_STATE_LINK_UP:
+		return "LinkUp";
+	case IB_PORT_PHYS_STATE_LINK_ERROR_RECOVERY:
+		return "LinkErrorRecovery";
+	case IB_PORT_PHYS_STATE_PHY_TEST:
+		return "Phy Test";
+	}
+	return "<unknown>";
+}
+
+static ssize_t ib_port_state_show(struct kobject *kobj,
+				  struct kobj_attribute *kattr, char *buf)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = ib_port_kobj_query(kobj, &attr);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%u: %s\n", attr.state,
+			  ib_port_state_name(attr.state));
+}
+
+static ssize_t ib_port_phys_state_show(struct kobject *kobj,
+				       struct kobj_attribute *kattr, char *buf)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = ib_port_kobj_query(kobj, &attr);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%u: %s\n", attr.phys_state,
+			  ib_port_phys_state_name(attr.phys_state));
+}
+
+static ssize_t ib_port_lid_show(struct kobject *kobj,
+				struct kobj_attribute *kattr, char *buf)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = ib_port_kobj_query(kobj, &attr);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "0x%x\n", attr.lid);
+}
+
+static ssize_t ib_port_lid_mask_count_show(struct kobject *kobj,
+					   struct kobj_attribute *kattr,
+					   char *buf)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = ib_port_kobj_query(kobj, &attr);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%u\n", attr.lmc);
+}
+
+static ssize_t ib_port_sm_lid_show(struct kobject *kobj,
+				   struct kobj_attribute *kattr, char *buf)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = ib_port_kobj_query(kobj, &attr);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "0x%x\n", attr.sm_lid);
+}
+
+static ssize_t ib_port_sm_sl_show(struct kobject *kobj,
+				  struct kobj_attribute *kattr, char *buf)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = ib_port_kobj_query(kobj, &attr);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%u\n", attr.sm_sl);
+}
+
+static ssize_t ib_port_cap_mask_show(struct kobject *kobj,
+				     struct kobj_attribute *kattr, char *buf)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = ib_port_kobj_query(kobj, &attr);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "0x%08x\n", attr.port_cap_flags);
+}
+
+/* Number of lanes of an active width, or 0 for a value IBA does not have. */
+static unsigned int ib_port_width_lanes(u8 width)
+{
+	switch (width) {
+	case IB_WIDTH_1X:
+		return 1;
+	case IB_WIDTH_2X:
+		return 2;
+	case IB_WIDTH_4X:
+		return 4;
+	case IB_WIDTH_8X:
+		return 8;
+	case IB_WIDTH_12X:
+		return 12;
+	}
+	return 0;
+}
+
+/*
+ * "<Gb/s> Gb/sec (<lanes>X <speed>)": the data rate of one lane, in
+ * tenths of Gb/s, times the lanes.  A speed unknown here counts as SDR.
+ */
+static ssize_t ib_port_rate_show(struct kobject *kobj,
+				 struct kobj_attribute *kattr, char *buf)
+{
+	unsigned int lanes, tenths;
+	struct ib_port_attr attr;
+	const char *name;
+	int ret;
+
+	ret = ib_port_kobj_query(kobj, &attr);
+	if (ret)
+		return ret;
+
+	switch (attr.active_speed) {
+	case IB_SPEED_DDR:
+		name = "DDR";
+		tenths = 50;
+		break;
+	case IB_SPEED_QDR:
+		name = "QDR";
+		tenths = 100;
+		break;
+	case IB_SPEED_FDR10:
+		name = "FDR10";
+		tenths = 100;
+		break;
+	case IB_SPEED_FDR:
+		name = "FDR";
+		tenths = 140;
+		break;
+	case IB_SPEED_EDR:
+		name = "EDR";
+		tenths = 250;
+		break;
+	case IB_SPEED_HDR:
+		name = "HDR";
+		tenths = 500;
+		break;
+	case IB_SPEED_NDR:
+		name = "NDR";
+		tenths = 1000;
+		break;
+	default:
+		name = "SDR";
+		tenths = 25;
+		break;
+	}
+
+	lanes = ib_port_width_lanes(attr.active_width);
+	if (!lanes)
+		return -EINVAL;
+	tenths *= lanes;
+	return sysfs_emit(buf, "%u%s Gb/sec (%uX %s)\n", tenths / 10,
+			  tenths % 10 ? ".5" : "", lanes, name);
+}
+
+static ssize_t ib_port_link_layer_show(struct kobject *kobj,
+				       struct kobj_attribute *kattr,
+				       char *buf)
+{
+	struct ib_port_kobj *port = to_ib_port_kobj(kobj);
+	const char *name;
+
+	switch (rdma_port_get_link_layer(port->device, port->port_num)) {
+	case IB_LINK_LAYER_INFINIBAND:
+		name = "InfiniBand";
+		break;
+	case IB_LINK_LAYER_ETHERNET:
+		name = "Ethernet";
+		break;
+	default:
+		name = "Unknown";
+		break;
+	}
+	return sysfs_emit(buf, "%s\n", name);
+}
+
+static struct kobj_attribute ib_port_attr_state =
+	__ATTR(state, 0444, ib_port_state_show, NULL);
+static struct kobj_attribute ib_port_attr_phys_state =
+	__ATTR(phys_state, 0444, ib_port_phys_state_show, NULL);
+static struct kobj_attribute ib_port_attr_lid =
+	__ATTR(lid, 0444, ib_port_lid_show, NULL);
+static struct kobj_attribute ib_port_attr_lid_mask_count =
+	__ATTR(lid_mask_count, 0444, ib_port_lid_mask_count_show, NULL);
+static struct kobj_attribute ib_port_attr_sm_lid =
+	__ATTR(sm_lid, 0444, ib_port_sm_lid_show, NULL);
+static struct kobj_attribute ib_port_attr_sm_sl =
+	__ATTR(sm_sl, 0444, ib_port_sm_sl_show, NULL);
+static struct kobj_attribute ib_port_attr_cap_mask =
+	__ATTR(cap_mask, 0444, ib_port_cap_mask_show, NULL);
+static struct kobj_attribute ib_port_attr_rate =
+	__ATTR(rate, 0444, ib_port_rate_show, NULL);
+static struct kobj_attribute ib_port_attr_link_layer =
+	__ATTR(link_layer, 0444, ib_port_link_layer_show, NULL);
+
+static struct attribute *ib_port_attrs[] = {
+	&ib_port_attr_state.attr,
+	&ib_port_attr_phys_state.attr,
+	&ib_port_attr_lid.attr,
+	&ib_port_attr_lid_mask_count.attr,
+	&ib_port_attr_sm_lid.attr,
+	&ib_port_attr_sm_sl.attr,
+	&ib_port_attr_cap_mask.attr,
+	&ib_port_attr_rate.attr,
+	&ib_port_attr_link_layer.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(ib_port);
+
+/*
+ * gids/<index>: the cached entry, all zeroes if there is none.  Readers
+ * expect every index below the table length to be readable.
+ */
+static ssize_t ib_port_gid_show(struct kobject *kobj,
+				struct kobj_attribute *kattr, char *buf)
+{
+	struct ib_port_table_attr *ta = to_ib_port_table_attr(kattr);
+	union ib_gid gid;
+
+	if (rdma_query_gid(ta->port->device, ta->port->port_num, ta->index,
+			   &gid))
+		memset(&gid, 0, sizeof(gid));
+	return sysfs_emit(buf, "%pI6\n", gid.raw);
+}
+
+/*
+ * gid_attrs/types/<index>: every GID of ours is an InfiniBand one.  An
+ * unused (all-zero) entry has no type: -EINVAL, which libibverbs takes
+ * for "IB/RoCE v1" too.
+ */
+static ssize_t ib_port_gid_type_show(struct kobject *kobj,
+				     struct kobj_attribute *kattr, char *buf)
+{
+	struct ib_port_table_attr *ta = to_ib_port_table_attr(kattr);
+	union ib_gid gid;
+
+	if (rdma_query_gid(ta->port->device, ta->port->port_num, ta->index,
+			   &gid) ||
+	    !memchr_inv(gid.raw, 0, sizeof(gid.raw)))
+		return -EINVAL;
+	return sysfs_emit(buf, "IB/RoCE v1\n");
+}
+
+/*
+ * gid_attrs/ndevs/<index>: the net device a GID belongs to.  No GID of
+ * ours has one (there is no RoCE), and the read fails with -EINVAL, as
+ * readers expect for an entry without one.
+ */
+static ssize_t ib_port_gid_ndev_show(struct kobject *kobj,
+				     struct kobj_attribute *kattr, char *buf)
+{
+	return -EINVAL;
+}
+
+/* pkeys/<index>: the driver's current entry. */
+static ssize_t ib_port_pkey_show(struct kobject *kobj,
+				 struct kobj_attribute *kattr, char *buf)
+{
+	struct ib_port_table_attr *ta = to_ib_port_table_attr(kattr);
+	u16 pkey;
+	int ret;
+
+	ret = ib_query_pkey(ta->port->device, ta->port->port_num, ta->index,
+			    &pkey);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "0x%04x\n", pkey);
+}
+
+/*
+ * Fill in @table as the directory @name with @len files, 0 to @len - 1,
+ * read with @show.  On failure what was allocated is left for
+ * ib_port_table_free().
+ */
+static int ib_port_table_init(struct ib_port_table *table,
+			      struct ib_port_kobj *port, const char *name,
+			      int len,
+			      ssize_t (*show)(struct kobject *kobj,
+					      struct kobj_attribute *kattr,
+					      char *buf))
+{
+	int i;
+
+	if (len < 0)
+		len = 0;
+	table->attrs = kcalloc(len + 1, sizeof(*table->attrs), GFP_KERNEL);
+	table->entries = kcalloc(len, sizeof(*table->entries), GFP_KERNEL);
+	if (!table->attrs || !table->entries)
+		return -ENOMEM;
+
+	for (i = 0; i < len; i++) {
+		struct ib_port_table_attr *ta = &table->entries[i];
+
+		snprintf(ta->name, sizeof(ta->name), "%d", i);
+		sysfs_attr_init(&ta->kattr.attr);
+		ta->kattr.attr.name = ta->name;
+		ta->kattr.attr.mode = 0444;
+		ta->kattr.show = show;
+		ta->port = port;
+		ta->index = i;
+		table->attrs[i] = &ta->kattr.attr;
+	}
+	table->group.name = name;
+	table->group.attrs = table->attrs;
+	return 0;
+}
+
+static void ib_port_table_free(struct ib_port_table *table)
+{
+	kfree(table->entries);
+	kfree(table->attrs);
+}
+
+/* The last reference to a port directory is gone; it is out of sysfs. */
+static void ib_port_kobj_release(struct kobject *kobj)
+{
+	struct ib_port_kobj *port = to_ib_port_kobj(kobj);
+
+	ib_port_table_free(&port->gids);
+	ib_port_table_free(&port->pkeys);
+	ib_port_table_free(&port->gid_types);
+	ib_port_table_free(&port->gid_ndevs);
+	put_device(&port->device->dev);
+	kfree(port);
+}
+
+static const struct kobj_type ib_port_ktype = {
+	.release = ib_port_kobj_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = ib_port_groups,
+};
+
+/*
+ * Take a port directory out of sysfs, waiting for show() calls in
+ * progress, and drop the reference of its creator.
+ */
+static void ib_port_sysfs_del(struct ib_port_kobj *port)
+{
+	if (port->gid_attrs) {
+		kobject_del(port->gid_attrs);
+		kobject_put(port->gid_attrs);
+	}
+	kobject_del(&port->kobj);
+	kobject_put(&port->kobj);
+}
+
+/* Create ports/<port_num> and everything in it. */
+static int ib_port_sysfs_add(struct ib_device *device, u32 port_num)
+{
+	const struct ib_port_immutable *immutable =
+		ib_port_immutable_read(device, port_num);
+	struct ib_port_kobj *port;
+	int ret;
+
+	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return -ENOMEM;
+	port->device = device;
+	port->port_num = port_num;
+	get_device(&device->dev);
+	/* from here on ib_port_kobj_release() frees what port holds */
+	kobject_init(&port->kobj, &ib_port_ktype);
+
+	ret = ib_port_table_init(&port->gids, port, "gids",
+				 immutable->gid_tbl_len, ib_port_gid_show);
+	if (ret)
+		goto err_put;
+	ret = ib_port_table_init(&port->pkeys, port, "pkeys",
+				 immutable->pkey_tbl_len, ib_port_pkey_show);
+	if (ret)
+		goto err_put;
+	ret = ib_port_table_init(&port->gid_types, port, "types",
+				 immutable->gid_tbl_len,
+				 ib_port_gid_type_show);
+	if (ret)
+		goto err_put;
+	ret = ib_port_table_init(&port->gid_ndevs, port, "ndevs",
+				 immutable->gid_tbl_len,
+				 ib_port_gid_ndev_show);
+	if (ret)
+		goto err_put;
+
+	ret = kobject_add(&port->kobj, device->ports_kobj, "%u", port_num);
+	if (ret)
+		goto err_put;
+	ret = sysfs_create_group(&port->kobj, &port->gids.group);
+	if (ret)
+		goto err_del;
+	ret = sysfs_create_group(&port->kobj, &port->pkeys.group);
+	if (ret)
+		goto err_del;
+
+	port->gid_attrs = kobject_create_and_add("gid_attrs", &port->kobj);
+	if (!port->gid_attrs) {
+		ret = -ENOMEM;
+		goto err_del;
+	}
+	ret = sysfs_create_group(port->gid_attrs, &port->gid_types.group);
+	if (ret)
+		goto err_del;
+	ret = sysfs_create_group(port->gid_attrs, &port->gid_ndevs.group);
+	if (ret)
+		goto err_del;
+
+	device->port_data[port_num].sysfs = port;
+	return 0;
+
+err_del:
+	ib_port_sysfs_del(port);
+	return ret;
+err_put:
+	kobject_put(&port->kobj);
+	return ret;
+}
+
+/**
+ * ib_device_register_sysfs - create the port directories of a device
+ * @device: a device being registered, just added to the device model
+ *
+ * Context: process context, under the core's registration lock.
+ * Return: 0 or a negative errno; on failure nothing is left behind.
+ */
+int ib_device_register_sysfs(struct ib_device *device)
+{
+	u32 port;
+	int ret;
+
+	device->ports_kobj = kobject_create_and_add("ports", &device->dev.kobj);
+	if (!device->ports_kobj)
+		return -ENOMEM;
+
+	for (port = rdma_start_port(device); port <= rdma_end_port(device);
+	     port++) {
+		ret = ib_port_sysfs_add(device, port);
+		if (ret)
+			goto err;
+	}
+	return 0;
+
+err:
+	ib_device_unregister_sysfs(device);
+	return ret;
+}
+
+/**
+ * ib_device_unregister_sysfs - remove the port directories of a device
+ * @device: a device whose ib_device_register_sysfs() succeeded, or failed
+ *
+ * On return no show() of a port file runs or will run.
+ *
+ * Context: process context, under the core's registration lock.
+ */
+void ib_device_unregister_sysfs(struct ib_device *device)
+{
+	struct ib_port_data *pd;
+	u32 port;
+
+	if (!device->ports_kobj)
+		return;
+
+	for (port = rdma_start_port(device); port <= rdma_end_port(device);
+	     port++) {
+		pd = &device->port_data[port];
+		if (!pd->sysfs)
+			continue;
+		ib_port_sysfs_del(pd->sysfs);
+		pd->sysfs = NULL;
+	}
+	kobject_del(device->ports_kobj);
+	kobject_put(device->ports_kobj);
+	device->ports_kobj = NULL;
+}
 
 /*
  * Prepare a new device's sysfs presence: class and attribute groups.  The

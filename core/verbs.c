@@ -437,7 +437,7 @@ struct ib_srq *ib_create_srq(struct ib_pd *pd,
 	srq->srq_type = srq_init_attr->srq_type;
 	atomic_set(&srq->usecnt, 0);
 	rdma_restrack_new(&srq->res, RDMA_RESTRACK_SRQ);
-	rdma_restrack_set_name(&srq->res, KBUILD_MODNAME);
+	rdma_restrack_parent_name(&srq->res, &pd->res);
 
 	ret = device->ops->create_srq(srq, srq_init_attr, NULL);
 	if (ret)
@@ -571,7 +571,7 @@ struct ib_qp *ib_create_qp(struct ib_pd *pd,
 	qp->state = IB_QPS_RESET;
 	mutex_init(&qp->mutex);
 	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
-	rdma_restrack_set_name(&qp->res, KBUILD_MODNAME);
+	rdma_restrack_parent_name(&qp->res, &pd->res);
 
 	ret = device->ops->create_qp(qp, qp_init_attr, NULL);
 	if (ret)
@@ -944,7 +944,7 @@ struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
 	mr->uobject = NULL;
 	mr->need_inval = false;
 	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
-	rdma_restrack_set_name(&mr->res, KBUILD_MODNAME);
+	rdma_restrack_parent_name(&mr->res, &pd->res);
 	ret = rdma_restrack_add(device, &mr->res);
 	if (ret) {
 		rdma_restrack_del(device, &mr->res);

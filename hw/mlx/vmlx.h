@@ -13,6 +13,7 @@
  *   vmlx_debugfs.c  fault knobs and counters under debugfs
  *   vmlx_queue.c    rings in the soft-RoCE layout, receive queues
  *   vmlx_pkt.c      building and sending packets
+ *   vmlx_ucontext.c user contexts
  *   vmlx_pd.c       PDs and address handles
  *   vmlx_mr.c       MRs, the key table, copying to and from memory
  *   vmlx_cq.c       CQs
@@ -416,6 +417,16 @@ static inline size_t vmlx_recv_wqe_size(u32 max_sge)
 /* PDs, AHs, MRs (vmlx_pd.c, vmlx_mr.c)                                */
 /* ------------------------------------------------------------------ */
 
+/**
+ * struct vmlx_ucontext - a user process's context on the HCA
+ * @ibuc: the core's part
+ *
+ * Nothing of its own yet; queue rings mapped to userspace will hang here.
+ */
+struct vmlx_ucontext {
+	struct ib_ucontext	ibuc;
+};
+
 struct vmlx_pd {
 	struct ib_pd		ibpd;
 };
@@ -480,6 +491,8 @@ static inline struct vmlx_ah *to_vah(struct ib_ah *ibah)
 	return container_of(ibah, struct vmlx_ah, ibah);
 }
 
+int vmlx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void vmlx_dealloc_ucontext(struct ib_ucontext *ibuc);
 int vmlx_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int vmlx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int vmlx_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,

@@ -174,6 +174,8 @@ const struct ib_device_ops vmlx_dev_ops = {
 	.get_dev_fw_str = vmlx_get_fw_str,
 	.modify_device = vmlx_modify_device,
 
+	.alloc_ucontext = vmlx_alloc_ucontext,
+	.dealloc_ucontext = vmlx_dealloc_ucontext,
 	.alloc_pd = vmlx_alloc_pd,
 	.dealloc_pd = vmlx_dealloc_pd,
 	.create_ah = vmlx_create_ah,
@@ -206,4 +208,5 @@ const struct ib_device_ops vmlx_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, struct vmlx_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_srq, struct vmlx_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, struct vmlx_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, struct vmlx_ucontext, ibuc),
 };

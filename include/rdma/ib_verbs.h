@@ -35,23 +35,10 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/restrack.h>
+#include <uapi/rdma/rdma_netlink.h>	/* RDMA_NODE_*: node types */
 
 #define IB_DEVICE_NODE_DESC_MAX	64
 #define IB_FW_VERSION_NAME_MAX	32
-
-/*
- * Node types, as reported in sysfs node_type and RDMA netlink.  The values
- * are user ABI.
- */
-enum rdma_node_type {
-	RDMA_NODE_IB_CA = 1,
-	RDMA_NODE_IB_SWITCH,
-	RDMA_NODE_IB_ROUTER,
-	RDMA_NODE_RNIC,
-	RDMA_NODE_USNIC,
-	RDMA_NODE_USNIC_UDP,
-	RDMA_NODE_UNSPECIFIED,
-};
 
 enum rdma_link_layer {
 	IB_LINK_LAYER_UNSPECIFIED,
@@ -911,6 +898,25 @@ enum ib_pd_flags {
 	IB_PD_UNSAFE_GLOBAL_RKEY = 1 << 0,
 };
 
+struct ib_uverbs_file;
+
+/**
+ * struct ib_ucontext - a user process's context on a device
+ * @device: the device
+ * @ufile: the uverbs file the context belongs to; opaque outside uverbs
+ * @res: resource tracking
+ *
+ * Created by the uverbs GET_CONTEXT command through ib_alloc_ucontext(),
+ * with room for the driver's private part (INIT_RDMA_OBJ_SIZE()).  Every
+ * user object of the process on the device belongs to it, and it is
+ * destroyed after all of them.
+ */
+struct ib_ucontext {
+	struct ib_device	*device;
+	struct ib_uverbs_file	*ufile;
+	struct rdma_restrack_entry res;
+};
+
 /**
  * struct ib_ah - an address handle
  * @device: its device
@@ -1310,6 +1316,9 @@ struct ib_device;
  * @get_vector_affinity: the CPUs that completion vector @comp_vector
  *	(0 <= @comp_vector < num_comp_vectors) interrupts, or NULL
  *
+ * @alloc_ucontext: set up the driver part of a user context; @udata holds
+ *	the driver data of the GET_CONTEXT command
+ * @dealloc_ucontext: release it; every object of the context is gone
  * @alloc_pd: set up the driver part of a PD
  * @dealloc_pd: release it
  * @create_ah: set up an address handle; may not sleep unless
@@ -1353,6 +1362,7 @@ struct ib_device;
  * @size_ib_pd: the same for PDs
  * @size_ib_qp: the same for QPs
  * @size_ib_srq: the same for SRQs
+ * @size_ib_ucontext: the same for user contexts
  *
  * Operations not listed as optional are required for the objects a driver
  * supports; the core answers -EOPNOTSUPP for those it leaves out.
@@ -1382,6 +1392,8 @@ struct ib_device_ops {
 	const struct cpumask *(*get_vector_affinity)(struct ib_device *device,
 						     int comp_vector);
 
+	int (*alloc_ucontext)(struct ib_ucontext *uctx, struct ib_udata *udata);
+	void (*dealloc_ucontext)(struct ib_ucontext *uctx);
 	int (*alloc_pd)(struct ib_pd *pd, struct ib_udata *udata);
 	int (*dealloc_pd)(struct ib_pd *pd, struct ib_udata *udata);
 	int (*create_ah)(struct ib_ah *ah, struct rdma_ah_init_attr *init_attr,
@@ -1432,6 +1444,7 @@ struct ib_device_ops {
 	size_t size_ib_pd;
 	size_t size_ib_qp;
 	size_t size_ib_srq;
+	size_t size_ib_ucontext;
 };
 
 /* Registration state of an ib_device; see ib_register_device(). */
@@ -1454,11 +1467,13 @@ struct rdma_restrack_root;
  * @attrs: device attributes, from the driver's query_device at registration
  * @node_guid: node GUID, big endian, set by the driver
  * @node_desc: node description (not NUL terminated when 64 bytes long)
- * @node_type: enum rdma_node_type, set by the driver
+ * @node_type: RDMA_NODE_*, set by the driver
  * @phys_port_cnt: number of physical ports, set by the driver
  * @num_comp_vectors: number of completion vectors (event sources for CQs),
  *	set by the driver
  * @port_data: per-port data of the core, indexed by port number (1-based)
+ * @ports_kobj: the directory /sys/class/infiniband/<dev>/ports while the
+ *	device is registered (core private)
  * @local_dma_lkey: lkey for local access to all of kernel memory, valid
  *	with IBK_LOCAL_DMA_LKEY in the kernel capabilities
  * @event_handler_rwsem: see below
@@ -1489,6 +1504,7 @@ struct ib_device {
 
 	u32				local_dma_lkey;
 	struct ib_port_data		*port_data;
+	struct kobject			*ports_kobj;
 	/* protects event_handler_list */
 	struct rw_semaphore		event_handler_rwsem;
 	struct list_head		event_handler_list;
@@ -1500,6 +1516,18 @@ struct ib_device {
 	struct completion		unreg_completion;
 	struct xarray			client_data;
 	const struct attribute_group	*groups[3];
+};
+
+/**
+ * struct ib_client_nl_info - a client's answer to RDMA_NLDEV_CMD_GET_CHARDEV
+ * @cdev: the character device's struct device (its devt and name are sent)
+ * @abi: the ABI version of the character device
+ * @port: the port the character device is for, 0 if none
+ */
+struct ib_client_nl_info {
+	struct device	*cdev;
+	u64		abi;
+	u32		port;
 };
 
 /**
@@ -1522,18 +1550,6 @@ struct ib_device {
  * The core serialises all add and remove calls; a callback must not
  * register or unregister devices or clients itself.
  */
-/**
- * struct ib_client_nl_info - a client's answer to RDMA_NLDEV_CMD_GET_CHARDEV
- * @cdev: the character device's struct device (its devt and name are sent)
- * @abi: the ABI version of the character device
- * @port: the port the character device is for, 0 if none
- */
-struct ib_client_nl_info {
-	struct device	*cdev;
-	u64		abi;
-	u32		port;
-};
-
 struct ib_client {
 	const char *name;
 	int (*add)(struct ib_device *device);
@@ -1720,6 +1736,13 @@ struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
 	__ib_alloc_pd((device), (flags), KBUILD_MODNAME)
 
 int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata);
+
+struct ib_ucontext *ib_alloc_ucontext(struct ib_device *device,
+				      struct ib_udata *udata);
+void ib_dealloc_ucontext(struct ib_ucontext *uctx);
+struct ib_pd *ib_alloc_pd_user(struct ib_ucontext *uctx,
+			       struct ib_uobject *uobject,
+			       struct ib_udata *udata);
 
 /**
  * ib_dealloc_pd - free a kernel protection domain

@@ -55,6 +55,8 @@ void rdma_restrack_new(struct rdma_restrack_entry *res,
 		       enum rdma_restrack_type type);
 void rdma_restrack_set_name(struct rdma_restrack_entry *res,
 			    const char *caller);
+void rdma_restrack_parent_name(struct rdma_restrack_entry *res,
+			       const struct rdma_restrack_entry *parent);
 int rdma_restrack_add(struct ib_device *device,
 		      struct rdma_restrack_entry *res);
 void rdma_restrack_del(struct ib_device *device,
@@ -63,6 +65,9 @@ int rdma_restrack_get(struct rdma_restrack_entry *res);
 int rdma_restrack_put(struct rdma_restrack_entry *res);
 int rdma_restrack_count(struct ib_device *device,
 			enum rdma_restrack_type type);
+struct rdma_restrack_entry *
+rdma_restrack_get_next(struct ib_device *device, enum rdma_restrack_type type,
+		       unsigned long *id);
 
 /**
  * rdma_is_kernel_res - whether a tracked object belongs to the kernel

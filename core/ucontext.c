@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * User contexts and the core side of user-owned objects, for the uverbs
+ * module: it owns the handles and the per-file bookkeeping, the core owns
+ * the allocation of the objects with the driver's private part and their
+ * resource tracking, exactly as for kernel objects.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "core_priv.h"
+
+/**
+ * ib_alloc_ucontext - create a user context on a device
+ * @device: the device
+ * @udata: the driver data of the user's GET_CONTEXT command
+ *
+ * Allocates the context with room for the driver's part, lets the driver
+ * set it up and enters it in resource tracking, owned by the current
+ * process.  The caller sets @ufile.
+ *
+ * Context: process context; may sleep.
+ * Return: the context, or ERR_PTR(-EOPNOTSUPP) if the driver has no user
+ * contexts, or another ERR_PTR().
+ */
+struct ib_ucontext *ib_alloc_ucontext(struct ib_device *device,
+				      struct ib_udata *udata)
+{
+	struct ib_ucontext *uctx;
+	int ret;
+
+	if (!device->ops->alloc_ucontext || !device->ops->dealloc_ucontext)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	uctx = rdma_zalloc_obj(device, ib_ucontext, GFP_KERNEL);
+	if (!uctx)
+		return ERR_PTR(-ENOMEM);
+	uctx->device = device;
+	rdma_restrack_new(&uctx->res, RDMA_RESTRACK_CTX);
+	rdma_restrack_set_name(&uctx->res, NULL);
+
+	ret = device->ops->alloc_ucontext(uctx, udata);
+	if (ret)
+		goto err_free;
+	ret = rdma_restrack_add(device, &uctx->res);
+	if (ret)
+		goto err_dealloc;
+	return uctx;
+
+err_dealloc:
+	device->ops->dealloc_ucontext(uctx);
+err_free:
+	rdma_restrack_del(device, &uctx->res);
+	kfree(uctx);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL(ib_alloc_ucontext);
+
+/**
+ * ib_dealloc_ucontext - destroy a user context
+ * @uctx: a context from ib_alloc_ucontext() whose objects are all gone
+ *
+ * Context: process context; may sleep.
+ */
+void ib_dealloc_ucontext(struct ib_ucontext *uctx)
+{
+	struct ib_device *device = uctx->device;
+
+	rdma_restrack_del(device, &uctx->res);
+	device->ops->dealloc_ucontext(uctx);
+	kfree(uctx);
+}
+EXPORT_SYMBOL(ib_dealloc_ucontext);
+
+/**
+ * ib_alloc_pd_user - allocate a protection domain for a user process
+ * @uctx: the process's context on the device
+ * @uobject: the uverbs object that will hold the PD
+ * @udata: the driver data of the user's ALLOC_PD command
+ *
+ * Unlike kernel PDs, user PDs get no local DMA lkey and no internal MR.
+ * The PD is entered in resource tracking, owned by the current process,
+ * and freed with ib_dealloc_pd_user().
+ *
+ * Context: process context; may sleep.
+ * Return: the PD or an ERR_PTR().
+ */
+struct ib_pd *ib_alloc_pd_user(struct ib_ucontext *uctx,
+			       struct ib_uobject *uobject,
+			       struct ib_udata *udata)
+{
+	struct ib_device *device = uctx->device;
+	struct ib_pd *pd;
+	int ret;
+
+	if (!device->ops->alloc_pd || !device->ops->dealloc_pd)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	pd = rdma_zalloc_obj(device, ib_pd, GFP_KERNEL);
+	if (!pd)
+		return ERR_PTR(-ENOMEM);
+	pd->device = device;
+	pd->uobject = uobject;
+	atomic_set(&pd->usecnt, 0);
+	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
+	rdma_restrack_set_name(&pd->res, NULL);
+
+	ret = device->ops->alloc_pd(pd, udata);
+	if (ret)
+		goto err_free;
+	ret = rdma_restrack_add(device, &pd->res);
+	if (ret)
+		goto err_dealloc;
+	return pd;
+
+err_dealloc:
+	device->ops->dealloc_pd(pd, udata);
+err_free:
+	rdma_restrack_del(device, &pd->res);
+	kfree(pd);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL(ib_alloc_pd_user);

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vmlx user contexts.
+ *
+ * librxe's GET_CONTEXT carries no driver data in either direction, so a
+ * context has nothing to set up yet: the core allocates and tracks it.
+ * Driver data userspace sends anyway is ignored, as the soft-RoCE driver
+ * does.  User PDs need nothing either: vmlx_alloc_pd() ignores its udata.
+ */
+#include "vmlx.h"
+
+int vmlx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	return 0;
+}
+
+void vmlx_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}

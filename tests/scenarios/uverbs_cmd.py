@@ -1,0 +1,416 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Raw write() commands against /dev/infiniband/uverbsN, for the
+# uverbs-devinfo scenario: the values of GET_CONTEXT, QUERY_DEVICE,
+# EX QUERY_DEVICE, QUERY_PORT and ALLOC_PD, and the errno of every kind of
+# bad input.  Prints one line per check, "PASS <what>" or
+# "FAIL <what>: <detail>", which the scenario turns into TAP.
+#
+#   uverbs_cmd.py abi DEV IBDEV LID   values and bad input
+#   uverbs_cmd.py cycles DEV N        N open/GET_CONTEXT/ALLOC_PD/close cycles
+#   uverbs_cmd.py hold DEV READY GO   open, make objects, touch READY, wait for
+#                                     GO, then expect EIO everywhere
+import ctypes
+import errno
+import fcntl
+import mmap
+import os
+import struct
+import sys
+import time
+
+GET_CONTEXT, QUERY_DEVICE, QUERY_PORT, ALLOC_PD, DEALLOC_PD = 0, 1, 2, 3, 4
+CREATE_CQ = 18
+EXTENDED = 0x80000000
+RDMA_VERBS_IOCTL = 0xC0181B01
+
+failed = 0
+
+
+def report(ok, what, detail=""):
+    global failed
+    if ok:
+        print("PASS " + what)
+    else:
+        failed += 1
+        print("FAIL %s: %s" % (what, detail))
+    sys.stdout.flush()
+
+
+class Buf:
+    """A user buffer the kernel writes responses to."""
+
+    def __init__(self, size, fill=0):
+        self.size = size
+        self.mem = ctypes.create_string_buffer(bytes([fill]) * size, size)
+
+    @property
+    def addr(self):
+        return ctypes.addressof(self.mem)
+
+    def raw(self):
+        return self.mem.raw
+
+
+def hdr(cmd, in_words, out_words):
+    return struct.pack("<IHH", cmd, in_words, out_words)
+
+
+def ex_hdr(resp, prov_in=0, prov_out=0, reserved=0):
+    return struct.pack("<QHHI", resp, prov_in, prov_out, reserved)
+
+
+def write(fd, data):
+    """Return the errno of the write, or 0; a short count is a failure."""
+    try:
+        n = os.write(fd, data)
+    except OSError as e:
+        return e.errno
+    if n != len(data):
+        return -n
+    return 0
+
+
+def name(e):
+    if e == 0:
+        return "success"
+    if e < 0:
+        return "short count %d" % -e
+    return errno.errorcode.get(e, str(e))
+
+
+def expect(what, got, want):
+    report(got == want, what, "got %s, expected %s" % (name(got), name(want)))
+
+
+def get_context(fd, resp=None):
+    resp = resp or Buf(8)
+    e = write(fd, hdr(GET_CONTEXT, 4, 2) + struct.pack("<Q", resp.addr))
+    if e:
+        return e, None, None
+    async_fd, vectors = struct.unpack("<II", resp.raw()[:8])
+    return 0, async_fd, vectors
+
+
+def alloc_pd(fd, resp_addr=None):
+    resp = Buf(4, 0xff)
+    addr = resp.addr if resp_addr is None else resp_addr
+    e = write(fd, hdr(ALLOC_PD, 4, 1) + struct.pack("<Q", addr))
+    return e, struct.unpack("<I", resp.raw())[0]
+
+
+def dealloc_pd(fd, handle):
+    return write(fd, hdr(DEALLOC_PD, 3, 0) + struct.pack("<I", handle))
+
+
+def query_port(fd, port, resp=None):
+    resp = resp or Buf(40)
+    e = write(fd, hdr(QUERY_PORT, 6, 10) +
+              struct.pack("<QB7x", resp.addr, port))
+    return e, resp.raw()
+
+
+def query_device(fd, out_words=44, resp=None):
+    resp = resp or Buf(out_words * 4)
+    e = write(fd, hdr(QUERY_DEVICE, 4, out_words) +
+              struct.pack("<Q", resp.addr))
+    return e, resp.raw()
+
+
+def ex_query_device(fd, out_words=38, resp_addr=None, prov_in=0,
+                    reserved=0, comp_mask=0, cmd_reserved=0):
+    resp = Buf(max(out_words * 8, 8))
+    addr = resp.addr if resp_addr is None else resp_addr
+    data = (hdr(QUERY_DEVICE | EXTENDED, 1, out_words) +
+            ex_hdr(addr, prov_in, 0, reserved) +
+            struct.pack("<II", comp_mask, cmd_reserved) + bytes(8 * prov_in))
+    return write(fd, data), resp.raw()
+
+
+def sysfs(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+def abi(dev, ibdev, lid):
+    fd = os.open(dev, os.O_RDWR)
+
+    # --- framing, before any context --------------------------------
+    expect("truncated header", write(fd, b"\0\0\0\0"), errno.EINVAL)
+    expect("in_words disagrees with the write's length",
+           write(fd, hdr(GET_CONTEXT, 3, 2) + bytes(8)), errno.EINVAL)
+    expect("in_words consistent but below the core request",
+           write(fd, hdr(QUERY_PORT, 4, 10) + bytes(8)), errno.ENOSPC)
+    expect("unknown command number 200",
+           write(fd, hdr(200, 2, 0)), errno.EOPNOTSUPP)
+    expect("known but unimplemented command (CREATE_CQ)",
+           write(fd, hdr(CREATE_CQ, 10, 6) + bytes(32)), errno.EOPNOTSUPP)
+    expect("unknown extended command",
+           write(fd, hdr(50 | EXTENDED, 0, 0) + ex_hdr(0)), errno.EOPNOTSUPP)
+    expect("command flag bits other than EXTENDED",
+           write(fd, hdr(QUERY_DEVICE | 0x40000000, 4, 44) + bytes(8)),
+           errno.EINVAL)
+    expect("QUERY_DEVICE before GET_CONTEXT", query_device(fd)[0],
+           errno.EINVAL)
+    expect("ALLOC_PD before GET_CONTEXT", alloc_pd(fd)[0], errno.EINVAL)
+    expect("DEALLOC_PD before GET_CONTEXT", dealloc_pd(fd, 0), errno.ENOENT)
+    try:
+        fcntl.ioctl(fd, RDMA_VERBS_IOCTL, bytearray(24))
+        report(False, "RDMA_VERBS_IOCTL is ENOTTY", "ioctl succeeded")
+    except OSError as e:
+        expect("RDMA_VERBS_IOCTL is ENOTTY", e.errno, errno.ENOTTY)
+
+    # --- GET_CONTEXT ---------------------------------------------------
+    expect("GET_CONTEXT with a NULL response pointer",
+           get_context(fd, resp=type("N", (), {"addr": 0})())[0],
+           errno.EFAULT)
+    e = write(fd, hdr(GET_CONTEXT, 4, 2) + struct.pack("<Q", 0x10))
+    expect("GET_CONTEXT with an unmapped response pointer", e, errno.EFAULT)
+    e = write(fd, hdr(GET_CONTEXT, 4, 2) +
+              struct.pack("<Q", 0xffff888000000000))
+    expect("GET_CONTEXT with a kernel response pointer", e, errno.EFAULT)
+    expect("GET_CONTEXT with out_words too small",
+           write(fd, hdr(GET_CONTEXT, 4, 1) + struct.pack("<Q", Buf(8).addr)),
+           errno.ENOSPC)
+    e, async_fd, vectors = get_context(fd)
+    expect("GET_CONTEXT after the failed ones", e, 0)
+    if e:
+        return
+    report(vectors >= 1, "num_comp_vectors >= 1", "got %d" % vectors)
+    try:
+        st = os.fstat(async_fd)
+        report(True, "async_fd %d is an open file" % async_fd)
+    except OSError as e:
+        report(False, "async_fd is an open file", str(e))
+    flags = fcntl.fcntl(async_fd, fcntl.F_GETFD)
+    report(flags & fcntl.FD_CLOEXEC, "async_fd is close-on-exec",
+           "flags %#x" % flags)
+    fl = fcntl.fcntl(async_fd, fcntl.F_GETFL)
+    fcntl.fcntl(async_fd, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+    try:
+        os.read(async_fd, 16)
+        report(False, "empty async fd, non-blocking read", "read data")
+    except OSError as e:
+        expect("empty async fd, non-blocking read", e.errno, errno.EAGAIN)
+    try:
+        os.read(async_fd, 8)
+        report(False, "async fd read below one event", "read data")
+    except OSError as e:
+        expect("async fd read below one event", e.errno, errno.EINVAL)
+    expect("GET_CONTEXT twice", get_context(fd)[0], errno.EINVAL)
+
+    # --- QUERY_DEVICE ------------------------------------------------------
+    guid = bytes.fromhex(sysfs("/sys/class/infiniband/%s/node_guid" % ibdev)
+                         .replace(":", ""))
+    e, r = query_device(fd)
+    expect("QUERY_DEVICE", e, 0)
+    fw = struct.unpack_from("<Q", r, 0)[0]
+    fw_s = "%d.%d.%d" % (fw >> 32, (fw >> 16) & 0xffff, fw & 0xffff)
+    report(fw_s == sysfs("/sys/class/infiniband/%s/fw_ver" % ibdev),
+           "QUERY_DEVICE fw_ver as in sysfs", fw_s)
+    report(r[8:16] == guid, "QUERY_DEVICE node_guid big endian, as in sysfs",
+           r[8:16].hex())
+    report(r[171] == 1, "QUERY_DEVICE phys_port_cnt 1", str(r[171]))
+    max_sge = struct.unpack_from("<I", r, 64)[0]
+    report(max_sge > 0, "QUERY_DEVICE max_sge", str(max_sge))
+    e, r = query_device(fd, resp=Buf(240, 0xff), out_words=60)
+    expect("QUERY_DEVICE into a longer buffer", e, 0)
+    report(r[176:240] == bytes(64), "... whose tail is zero-filled",
+           r[176:240].hex())
+    expect("QUERY_DEVICE out_words too small", query_device(fd, 43)[0],
+           errno.ENOSPC)
+    rr = Buf(176)
+    expect("QUERY_DEVICE with zero bytes beyond the request",
+           write(fd, hdr(QUERY_DEVICE, 6, 44) +
+                 struct.pack("<Q", rr.addr) + bytes(8)), 0)
+    expect("QUERY_DEVICE with non-zero bytes beyond the request",
+           write(fd, hdr(QUERY_DEVICE, 6, 44) +
+                 struct.pack("<Q", rr.addr) + b"\1" + bytes(7)),
+           errno.EOPNOTSUPP)
+    expect("QUERY_DEVICE into NULL", write(fd, hdr(QUERY_DEVICE, 4, 44) +
+                                           struct.pack("<Q", 0)),
+           errno.EFAULT)
+
+    # --- EX QUERY_DEVICE ----------------------------------------------
+    e, r = ex_query_device(fd)
+    expect("EX QUERY_DEVICE", e, 0)
+    rl = struct.unpack_from("<I", r, 180)[0]
+    report(rl == 304, "EX QUERY_DEVICE response_length 304", str(rl))
+    report(r[8:16] == guid, "EX QUERY_DEVICE node_guid", r[8:16].hex())
+    e, r = ex_query_device(fd, out_words=23)
+    expect("EX QUERY_DEVICE with the minimum response (184)", e, 0)
+    rl = struct.unpack_from("<I", r, 180)[0]
+    report(rl == 184, "... response_length 184", str(rl))
+    expect("EX QUERY_DEVICE response below 184 bytes",
+           ex_query_device(fd, out_words=22)[0], errno.ENOSPC)
+    expect("EX QUERY_DEVICE non-zero comp_mask",
+           ex_query_device(fd, comp_mask=1)[0], errno.EINVAL)
+    expect("EX QUERY_DEVICE non-zero reserved",
+           ex_query_device(fd, cmd_reserved=1)[0], errno.EINVAL)
+    expect("EX header reserved non-zero",
+           ex_query_device(fd, reserved=1)[0], errno.EINVAL)
+    expect("EX QUERY_DEVICE out_words without a response pointer",
+           ex_query_device(fd, resp_addr=0)[0], errno.EINVAL)
+    expect("EX QUERY_DEVICE driver data the driver refuses",
+           ex_query_device(fd, prov_in=1)[0], errno.EINVAL)
+    expect("EX header lengths disagree with the write",
+           write(fd, hdr(QUERY_DEVICE | EXTENDED, 2, 38) +
+                 ex_hdr(Buf(304).addr) + bytes(8)), errno.EINVAL)
+    expect("EX truncated extended header",
+           write(fd, hdr(QUERY_DEVICE | EXTENDED, 1, 38) + bytes(8)),
+           errno.EINVAL)
+    expect("EX QUERY_DEVICE unmapped response",
+           ex_query_device(fd, resp_addr=0x10)[0], errno.EFAULT)
+
+    # --- QUERY_PORT ------------------------------------------------------
+    e, r = query_port(fd, 1)
+    expect("QUERY_PORT 1", e, 0)
+    (cap, msg, bad, qkey, gidlen, pkeylen, plid, smlid, state, maxmtu,
+     actmtu, lmc, vls, smsl, subto, itr, width, speed, phys, ll,
+     flags) = struct.unpack("<IIIIIHHHBBBBBBBBBBBBB", r[:39])
+    report(state == 4, "QUERY_PORT state ACTIVE", str(state))
+    report(plid == lid, "QUERY_PORT lid %d" % lid, str(plid))
+    report(ll == 1, "QUERY_PORT link_layer InfiniBand", str(ll))
+    report(actmtu == 5 and maxmtu == 5, "QUERY_PORT MTUs 4096",
+           "%d %d" % (maxmtu, actmtu))
+    report(gidlen > 0 and pkeylen > 0, "QUERY_PORT table lengths",
+           "%d %d" % (gidlen, pkeylen))
+    report(phys == 5, "QUERY_PORT phys_state LinkUp", str(phys))
+    report(width != 0 and speed != 0, "QUERY_PORT width and speed",
+           "%d %d" % (width, speed))
+    report(not (cap & (1 << 26)), "QUERY_PORT no IP-based GIDs bit",
+           "%#x" % cap)
+    for port in (0, 2, 255):
+        expect("QUERY_PORT %d" % port, query_port(fd, port)[0],
+               errno.EINVAL)
+    expect("QUERY_PORT into NULL",
+           write(fd, hdr(QUERY_PORT, 6, 10) + struct.pack("<QB7x", 0, 1)),
+           errno.EFAULT)
+
+    # --- PDs ----------------------------------------------------------------
+    e, h0 = alloc_pd(fd)
+    expect("ALLOC_PD", e, 0)
+    report(h0 == 0, "first PD handle is 0", str(h0))
+    e, h1 = alloc_pd(fd)
+    expect("second ALLOC_PD", e, 0)
+    report(h1 == 1, "second PD handle is 1", str(h1))
+    expect("ALLOC_PD into NULL", alloc_pd(fd, 0)[0], errno.EFAULT)
+    expect("ALLOC_PD into an unmapped address", alloc_pd(fd, 0x10)[0],
+           errno.EFAULT)
+    expect("ALLOC_PD with out_words 0",
+           write(fd, hdr(ALLOC_PD, 4, 0) + struct.pack("<Q", Buf(4).addr)),
+           errno.ENOSPC)
+    e, h2 = alloc_pd(fd)
+    report(e == 0 and h2 == 2, "failed ALLOC_PDs left no handle behind",
+           "%s handle %d" % (name(e), h2))
+    expect("DEALLOC_PD of a bogus handle", dealloc_pd(fd, 12345),
+           errno.ENOENT)
+    expect("DEALLOC_PD of handle 0xffffffff", dealloc_pd(fd, 0xffffffff),
+           errno.ENOENT)
+    expect("DEALLOC_PD", dealloc_pd(fd, h1), 0)
+    expect("DEALLOC_PD of a freed handle", dealloc_pd(fd, h1), errno.ENOENT)
+    e, h3 = alloc_pd(fd)
+    report(e == 0 and h3 == h1, "the lowest free handle is reused",
+           "%s handle %d" % (name(e), h3))
+    expect("DEALLOC_PD with a truncated request",
+           write(fd, hdr(DEALLOC_PD, 2, 0)), errno.ENOSPC)
+
+    # --- mmap ------------------------------------------------------------
+    try:
+        mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        report(False, "mmap without a driver queue fails", "succeeded")
+    except OSError as e:
+        report(True, "mmap without a driver queue fails (%s)" %
+               errno.errorcode.get(e.errno, e.errno))
+
+    # PDs h0, h2, h3 are left for close to free
+    os.close(fd)
+    try:
+        os.read(async_fd, 16)
+        report(False, "async fd after close of its uverbs file", "read data")
+    except OSError as e:
+        expect("async fd after close of its uverbs file", e.errno, errno.EIO)
+    os.close(async_fd)
+
+
+def slab_bytes():
+    total = 0
+    filp = 0
+    with open("/proc/slabinfo") as f:
+        for line in f.readlines()[2:]:
+            fields = line.split()
+            total += int(fields[1]) * int(fields[3])
+            if fields[0] == "filp":
+                filp = int(fields[1])
+    return total, filp
+
+
+def cycle(dev, with_dealloc):
+    fd = os.open(dev, os.O_RDWR)
+    e, async_fd, _ = get_context(fd)
+    if e:
+        os.close(fd)
+        return e
+    e, h = alloc_pd(fd)
+    if not e and with_dealloc:
+        e = dealloc_pd(fd, h)
+    os.close(fd)
+    os.close(async_fd)
+    return e
+
+
+def cycles(dev, n):
+    for i in range(50):
+        cycle(dev, i & 1)
+    before, filp_before = slab_bytes()
+    errs = [e for e in (cycle(dev, i & 1) for i in range(n)) if e]
+    after, filp_after = slab_bytes()
+    report(not errs, "%d open/GET_CONTEXT/ALLOC_PD/close cycles" % n,
+           "%d failed, first %s" % (len(errs), name(errs[0]) if errs else ""))
+    print("# slab bytes %d -> %d, filp objects %d -> %d" %
+          (before, after, filp_before, filp_after))
+    report(after - before < 256 * 1024,
+           "slab usage stable over the cycles (%+d bytes)" % (after - before),
+           "grew by %d bytes" % (after - before))
+    report(filp_after - filp_before < n // 4,
+           "no file objects leaked (%+d)" % (filp_after - filp_before),
+           "filp grew by %d" % (filp_after - filp_before))
+
+
+def hold(dev, ready, go):
+    fd = os.open(dev, os.O_RDWR)
+    e, async_fd, _ = get_context(fd)
+    expect("holder: GET_CONTEXT", e, 0)
+    e, h = alloc_pd(fd)
+    expect("holder: ALLOC_PD", e, 0)
+    open(ready, "w").close()
+    deadline = time.time() + 120
+    while not os.path.exists(go) and time.time() < deadline:
+        time.sleep(0.1)
+    expect("holder, device gone: QUERY_PORT", query_port(fd, 1)[0],
+           errno.EIO)
+    expect("holder, device gone: QUERY_DEVICE", query_device(fd)[0],
+           errno.EIO)
+    expect("holder, device gone: ALLOC_PD", alloc_pd(fd)[0], errno.EIO)
+    expect("holder, device gone: DEALLOC_PD", dealloc_pd(fd, h), errno.EIO)
+    expect("holder, device gone: GET_CONTEXT", get_context(fd)[0], errno.EIO)
+    try:
+        os.read(async_fd, 16)
+        report(False, "holder, device gone: async fd read", "read data")
+    except OSError as e:
+        expect("holder, device gone: async fd read", e.errno, errno.EIO)
+    os.close(fd)
+    os.close(async_fd)
+    report(True, "holder closed its files")
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    if mode == "abi":
+        abi(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif mode == "cycles":
+        cycles(sys.argv[2], int(sys.argv[3]))
+    elif mode == "hold":
+        hold(sys.argv[2], sys.argv[3], sys.argv[4])
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The write() command ABI of /dev/infiniband/uverbsN.
+ *
+ * A write is one command: struct ib_uverbs_cmd_hdr, for extended commands
+ * (IB_USER_VERBS_CMD_FLAG_EXTENDED) followed by struct
+ * ib_uverbs_ex_cmd_hdr, then the core request, then the driver's request
+ * data.  The sizes in the headers must agree with the write's length and
+ * cover at least the core structures we know; responses go to the user
+ * pointer in the request (extended: in the header), core response first,
+ * the driver's after it.  The checks and errnos are upstream's, because
+ * libibverbs relies on them: an inconsistent length is -EINVAL, a request
+ * or response buffer smaller than the core structure -ENOSPC, an unknown
+ * command -EOPNOTSUPP, flag bits other than EXTENDED -EINVAL.  A request
+ * longer than ours must be zero beyond what we know (-EOPNOTSUPP
+ * otherwise); a response buffer longer than ours is zero-filled.  Success
+ * returns the whole length of the write.
+ */
+#include <linux/file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "uverbs.h"
+
+/**
+ * struct uverbs_write_method - how a command is framed and executed
+ * @handler: executes the command
+ * @req_size: size of the core request, the minimum accepted
+ * @resp_size: minimum size of the core response buffer
+ * @has_udata: bytes after the core request/response are the driver's
+ * @has_resp: the core request starts with the u64 response pointer
+ *	(legacy commands)
+ */
+struct uverbs_write_method {
+	int (*handler)(struct uverbs_cmd_ctx *ctx);
+	u16 req_size;
+	u16 resp_size;
+	bool has_udata;
+	bool has_resp;
+};
+
+/*
+ * Read the core request.  Shorter than @req_len: zero-extended; longer:
+ * the bytes we do not know must be zero.
+ */
+static int uverbs_request(struct uverbs_cmd_ctx *ctx, void *req,
+			  size_t req_len)
+{
+	const u8 __user *extra;
+	size_t left;
+	u8 buf[32];
+	size_t n;
+
+	if (copy_from_user(req, ctx->inbuf, min(ctx->inlen, req_len)))
+		return -EFAULT;
+	if (ctx->inlen <= req_len) {
+		memset(req + ctx->inlen, 0, req_len - ctx->inlen);
+		return 0;
+	}
+
+	extra = ctx->inbuf + req_len;
+	for (left = ctx->inlen - req_len; left; left -= n, extra += n) {
+		n = min(left, sizeof(buf));
+		if (copy_from_user(buf, extra, n))
+			return -EFAULT;
+		if (memchr_inv(buf, 0, n))
+			return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* Write the core response and zero the rest of the user's buffer. */
+static int uverbs_response(struct uverbs_cmd_ctx *ctx, const void *resp,
+			   size_t resp_len)
+{
+	if (copy_to_user(ctx->outbuf, resp, min(ctx->outlen, resp_len)))
+		return -EFAULT;
+	if (ctx->outlen > resp_len &&
+	    clear_user(ctx->outbuf + resp_len, ctx->outlen - resp_len))
+		return -EFAULT;
+	return 0;
+}
+
+static struct ib_ucontext *uverbs_cmd_ucontext(struct uverbs_cmd_ctx *ctx)
+{
+	return uverbs_get_ucontext(ctx->ufile);
+}
+
+/* ------------------------------------------------------------------ */
+/* Context and device                                                  */
+/* ------------------------------------------------------------------ */
+
+static int uverbs_cmd_get_context(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_get_context_resp resp = {};
+	struct ib_uverbs_file *ufile = ctx->ufile;
+	struct ib_uverbs_async_file *async_file;
+	struct ib_uverbs_get_context cmd;
+	struct ib_ucontext *uctx;
+	struct file *filp;
+	int fd;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	mutex_lock(&ufile->ctx_mutex);
+	/* one context per file */
+	if (ufile->ucontext || ufile->destroyed) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+
+	uctx = ib_alloc_ucontext(ctx->ib_dev, &ctx->driver_udata);
+	if (IS_ERR(uctx)) {
+		ret = PTR_ERR(uctx);
+		goto out_unlock;
+	}
+	uctx->ufile = ufile;
+
+	async_file = ib_uverbs_alloc_async_file(ufile, ctx->ib_dev, &filp);
+	if (IS_ERR(async_file)) {
+		ret = PTR_ERR(async_file);
+		goto err_uctx;
+	}
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		ret = fd;
+		goto err_async;
+	}
+
+	resp.async_fd = fd;
+	resp.num_comp_vectors = ctx->ib_dev->num_comp_vectors;
+	ret = uverbs_response(ctx, &resp, sizeof(resp));
+	if (ret)
+		goto err_fd;
+
+	ufile->async_file = async_file;
+	ib_uverbs_async_file_start(async_file);
+	/* commands of other threads may use the context from here on */
+	smp_store_release(&ufile->ucontext, uctx);
+	fd_install(fd, filp);
+	mutex_unlock(&ufile->ctx_mutex);
+	return 0;
+
+err_fd:
+	put_unused_fd(fd);
+err_async:
+	fput(filp);
+	ib_uverbs_async_file_put(async_file);
+err_uctx:
+	ib_dealloc_ucontext(uctx);
+out_unlock:
+	mutex_unlock(&ufile->ctx_mutex);
+	return ret;
+}
+
+static void uverbs_fill_query_dev(struct ib_device *ib_dev,
+				  const struct ib_device_attr *attr,
+				  struct ib_uverbs_query_device_resp *resp)
+{
+	resp->fw_ver = attr->fw_ver;
+	resp->node_guid = ib_dev->node_guid;
+	resp->sys_image_guid = attr->sys_image_guid;
+	resp->max_mr_size = attr->max_mr_size;
+	resp->page_size_cap = attr->page_size_cap;
+	resp->vendor_id = attr->vendor_id;
+	resp->vendor_part_id = attr->vendor_part_id;
+	resp->hw_ver = attr->hw_ver;
+	resp->max_qp = attr->max_qp;
+	resp->max_qp_wr = attr->max_qp_wr;
+	resp->device_cap_flags = lower_32_bits(attr->device_cap_flags);
+	resp->max_sge = min(attr->max_send_sge, attr->max_recv_sge);
+	resp->max_sge_rd = attr->max_sge_rd;
+	resp->max_cq = attr->max_cq;
+	resp->max_cqe = attr->max_cqe;
+	resp->max_mr = attr->max_mr;
+	resp->max_pd = attr->max_pd;
+	resp->max_qp_rd_atom = attr->max_qp_rd_atom;
+	resp->max_ee_rd_atom = attr->max_ee_rd_atom;
+	resp->max_res_rd_atom = attr->max_res_rd_atom;
+	resp->max_qp_init_rd_atom = attr->max_qp_init_rd_atom;
+	resp->max_ee_init_rd_atom = attr->max_ee_init_rd_atom;
+	resp->atomic_cap = attr->atomic_cap;
+	resp->max_ee = attr->max_ee;
+	resp->max_rdd = attr->max_rdd;
+	resp->max_mw = attr->max_mw;
+	resp->max_raw_ipv6_qp = attr->max_raw_ipv6_qp;
+	resp->max_raw_ethy_qp = attr->max_raw_ethy_qp;
+	resp->max_mcast_grp = attr->max_mcast_grp;
+	resp->max_mcast_qp_attach = attr->max_mcast_qp_attach;
+	resp->max_total_mcast_qp_attach = attr->max_total_mcast_qp_attach;
+	resp->max_ah = attr->max_ah;
+	resp->max_srq = attr->max_srq;
+	resp->max_srq_wr = attr->max_srq_wr;
+	resp->max_srq_sge = attr->max_srq_sge;
+	resp->max_pkeys = attr->max_pkeys;
+	resp->local_ca_ack_delay = attr->local_ca_ack_delay;
+	resp->phys_port_cnt = min_t(u32, rdma_end_port(ib_dev), U8_MAX);
+}
+
+static int uverbs_cmd_query_device(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_query_device_resp resp = {};
+	struct ib_uverbs_query_device cmd;
+	int ret;
+
+	if (!uverbs_cmd_ucontext(ctx))
+		return -EINVAL;
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	uverbs_fill_query_dev(ctx->ib_dev, &ctx->ib_dev->attrs, &resp);
+	return uverbs_response(ctx, &resp, sizeof(resp));
+}
+
+static int uverbs_cmd_ex_query_device(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_ex_query_device_resp resp = {};
+	struct ib_device *ib_dev = ctx->ib_dev;
+	struct ib_uverbs_ex_query_device cmd;
+	struct ib_device_attr attr = {};
+	int ret;
+
+	if (!uverbs_cmd_ucontext(ctx))
+		return -EINVAL;
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.comp_mask || cmd.reserved)
+		return -EINVAL;
+
+	/* the driver sees (and may refuse) the command's driver data */
+	if (ib_dev->ops->query_device) {
+		ret = ib_dev->ops->query_device(ib_dev, &attr,
+						&ctx->driver_udata);
+		if (ret)
+			return ret;
+	} else {
+		attr = ib_dev->attrs;
+	}
+
+	uverbs_fill_query_dev(ib_dev, &attr, &resp.base);
+	/* no ODP, timestamps, RSS, TSO, tag matching, DM: those stay 0 */
+	resp.device_cap_flags_ex = attr.device_cap_flags;
+	resp.response_length = min(ctx->outlen, sizeof(resp));
+	return uverbs_response(ctx, &resp, sizeof(resp));
+}
+
+static int uverbs_cmd_query_port(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_query_port_resp resp = {};
+	struct ib_device *ib_dev = ctx->ib_dev;
+	struct ib_uverbs_query_port cmd;
+	struct ib_port_attr attr;
+	u32 cap_flags;
+	int ret;
+
+	if (!uverbs_cmd_ucontext(ctx))
+		return -EINVAL;
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	/* -EINVAL for a port the device does not have */
+	ret = ib_query_port(ib_dev, cmd.port_num, &attr);
+	if (ret)
+		return ret;
+
+	/* bit 26 of the IBA mask is reused to say "IP-based GIDs" */
+	cap_flags = attr.port_cap_flags & ~(u32)IB_UVERBS_PCF_IP_BASED_GIDS;
+	if (attr.ip_gids)
+		cap_flags |= IB_UVERBS_PCF_IP_BASED_GIDS;
+	resp.port_cap_flags = cap_flags;
+	resp.max_msg_sz = attr.max_msg_sz;
+	resp.bad_pkey_cntr = attr.bad_pkey_cntr;
+	resp.qkey_viol_cntr = attr.qkey_viol_cntr;
+	resp.gid_tbl_len = attr.gid_tbl_len;
+	resp.pkey_tbl_len = attr.pkey_tbl_len;
+	resp.lid = (u16)attr.lid;
+	resp.sm_lid = (u16)attr.sm_lid;
+	resp.state = attr.state;
+	resp.max_mtu = attr.max_mtu;
+	resp.active_mtu = attr.active_mtu;
+	resp.lmc = attr.lmc;
+	resp.max_vl_num = attr.max_vl_num;
+	resp.sm_sl = attr.sm_sl;
+	resp.subnet_timeout = attr.subnet_timeout;
+	resp.init_type_reply = attr.init_type_reply;
+	resp.active_width = attr.active_width;
+	resp.active_speed = min_t(u16, attr.active_speed, IB_SPEED_NDR);
+	resp.phys_state = attr.phys_state;
+	resp.link_layer = rdma_port_get_link_layer(ib_dev, cmd.port_num);
+	if (ib_port_immutable_read(ib_dev, cmd.port_num)->core_cap_flags &
+	    RDMA_CORE_CAP_IB_GRH_REQUIRED)
+		resp.flags |= IB_UVERBS_QPF_GRH_REQUIRED;
+	return uverbs_response(ctx, &resp, sizeof(resp));
+}
+
+/* ------------------------------------------------------------------ */
+/* Protection domains                                                  */
+/* ------------------------------------------------------------------ */
+
+static int uverbs_cmd_alloc_pd(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct ib_udata no_udata = {};
+	struct ib_uverbs_alloc_pd cmd;
+	struct ib_uobject *uobj;
+	struct ib_pd *pd;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	uobj = uobj_alloc_begin(&uverbs_type_pd, ctx->ufile);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	pd = ib_alloc_pd_user(uobj->context, uobj, &ctx->driver_udata);
+	if (IS_ERR(pd)) {
+		ret = PTR_ERR(pd);
+		goto err_abort;
+	}
+	uobj->object = pd;
+
+	resp.pd_handle = uobj->id;
+	ret = uverbs_response(ctx, &resp, sizeof(resp));
+	if (ret)
+		goto err_pd;
+	uobj_alloc_commit(uobj);
+	return 0;
+
+err_pd:
+	WARN_ON(ib_dealloc_pd_user(pd, &no_udata));
+err_abort:
+	uobj_alloc_abort(uobj);
+	return ret;
+}
+
+static int uverbs_cmd_dealloc_pd(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_dealloc_pd cmd;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	return uobj_destroy(&uverbs_type_pd, ctx->ufile, cmd.pd_handle,
+			    &ctx->driver_udata);
+}
+
+/* ------------------------------------------------------------------ */
+/* Dispatch                                                            */
+/* ------------------------------------------------------------------ */
+
+#define UVERBS_CMD(_handler, _req, _resp, _udata)			\
+	{								\
+		.handler = _handler,					\
+		.req_size = sizeof(struct _req),			\
+		.resp_size = sizeof(struct _resp),			\
+		.has_udata = _udata,					\
+		.has_resp = true,					\
+	}
+
+static const struct uverbs_write_method uverbs_write_methods[] = {
+	[IB_USER_VERBS_CMD_GET_CONTEXT] =
+		UVERBS_CMD(uverbs_cmd_get_context, ib_uverbs_get_context,
+			   ib_uverbs_get_context_resp, true),
+	[IB_USER_VERBS_CMD_QUERY_DEVICE] =
+		UVERBS_CMD(uverbs_cmd_query_device, ib_uverbs_query_device,
+			   ib_uverbs_query_device_resp, false),
+	[IB_USER_VERBS_CMD_QUERY_PORT] =
+		UVERBS_CMD(uverbs_cmd_query_port, ib_uverbs_query_port,
+			   ib_uverbs_query_port_resp, false),
+	[IB_USER_VERBS_CMD_ALLOC_PD] =
+		UVERBS_CMD(uverbs_cmd_alloc_pd, ib_uverbs_alloc_pd,
+			   ib_uverbs_alloc_pd_resp, true),
+	/* no response */
+	[IB_USER_VERBS_CMD_DEALLOC_PD] = {
+		.handler = uverbs_cmd_dealloc_pd,
+		.req_size = sizeof(struct ib_uverbs_dealloc_pd),
+	},
+};
+
+/* Extended commands: the response minimum covers response_length. */
+static const struct uverbs_write_method uverbs_write_ex_methods[] = {
+	[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] = {
+		.handler = uverbs_cmd_ex_query_device,
+		.req_size = sizeof(struct ib_uverbs_ex_query_device),
+		.resp_size = offsetofend(struct ib_uverbs_ex_query_device_resp,
+					 response_length),
+		.has_udata = true,
+	},
+};
+
+static const struct uverbs_write_method *uverbs_find_method(u32 command)
+{
+	u32 index = command & IB_USER_VERBS_CMD_COMMAND_MASK;
+	const struct uverbs_write_method *method;
+
+	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
+		if (index >= ARRAY_SIZE(uverbs_write_ex_methods))
+			return NULL;
+		method = &uverbs_write_ex_methods[index];
+	} else {
+		if (index >= ARRAY_SIZE(uverbs_write_methods))
+			return NULL;
+		method = &uverbs_write_methods[index];
+	}
+	return method->handler ? method : NULL;
+}
+
+/* Frame a legacy command: sizes in 4-byte words, header included. */
+static int uverbs_frame_legacy(struct uverbs_cmd_ctx *ctx,
+			       const struct uverbs_write_method *method,
+			       const struct ib_uverbs_cmd_hdr *hdr,
+			       const char __user *buf, size_t count)
+{
+	size_t in_len, out_len;
+	u64 response = 0;
+
+	if ((size_t)hdr->in_words * 4 != count)
+		return -EINVAL;
+	if (count < sizeof(*hdr) + method->req_size)
+		return -ENOSPC;
+	if ((size_t)hdr->out_words * 4 < method->resp_size)
+		return -ENOSPC;
+
+	buf += sizeof(*hdr);
+	in_len = count - sizeof(*hdr);
+	out_len = (size_t)hdr->out_words * 4;
+	if (method->has_resp &&
+	    copy_from_user(&response, buf, sizeof(response)))
+		return -EFAULT;
+	if (!method->has_resp)
+		out_len = 0;
+
+	ctx->inbuf = buf;
+	ctx->inlen = in_len;
+	ctx->outbuf = u64_to_user_ptr(response);
+	ctx->outlen = out_len;
+	if (method->has_udata) {
+		ctx->inlen = method->req_size;
+		ctx->driver_udata.inlen = in_len - method->req_size;
+		if (ctx->driver_udata.inlen)
+			ctx->driver_udata.inbuf = buf + method->req_size;
+		ctx->outlen = min_t(size_t, out_len, method->resp_size);
+		ctx->driver_udata.outlen = out_len - ctx->outlen;
+		if (ctx->driver_udata.outlen)
+			ctx->driver_udata.outbuf =
+				u64_to_user_ptr(response + method->resp_size);
+	}
+	return 0;
+}
+
+/* Frame an extended command: sizes in 8-byte words, headers excluded. */
+static int uverbs_frame_ex(struct uverbs_cmd_ctx *ctx,
+			   const struct uverbs_write_method *method,
+			   const struct ib_uverbs_cmd_hdr *hdr,
+			   const char __user *buf, size_t count)
+{
+	size_t in_len = (size_t)hdr->in_words * 8;
+	size_t out_len = (size_t)hdr->out_words * 8;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+	size_t drv_in, drv_out;
+
+	if (count < sizeof(*hdr) + sizeof(ex_hdr))
+		return -EINVAL;
+	if (copy_from_user(&ex_hdr, buf + sizeof(*hdr), sizeof(ex_hdr)))
+		return -EFAULT;
+	count -= sizeof(*hdr) + sizeof(ex_hdr);
+	drv_in = (size_t)ex_hdr.provider_in_words * 8;
+	drv_out = (size_t)ex_hdr.provider_out_words * 8;
+
+	if (in_len + drv_in != count)
+		return -EINVAL;
+	if (in_len < method->req_size)
+		return -ENOSPC;
+	if (ex_hdr.cmd_hdr_reserved)
+		return -EINVAL;
+	if (ex_hdr.response) {
+		if (!out_len && !drv_out)
+			return -EINVAL;
+		if (out_len < method->resp_size)
+			return -ENOSPC;
+		if (!access_ok(u64_to_user_ptr(ex_hdr.response),
+			       out_len + drv_out))
+			return -EFAULT;
+	} else if (out_len || drv_out) {
+		return -EINVAL;
+	}
+
+	buf += sizeof(*hdr) + sizeof(ex_hdr);
+	ctx->inbuf = buf;
+	ctx->inlen = in_len;
+	ctx->outbuf = u64_to_user_ptr(ex_hdr.response);
+	ctx->outlen = out_len;
+	ctx->driver_udata.inlen = drv_in;
+	if (drv_in)
+		ctx->driver_udata.inbuf = buf + in_len;
+	ctx->driver_udata.outlen = drv_out;
+	if (drv_out)
+		ctx->driver_udata.outbuf =
+			u64_to_user_ptr(ex_hdr.response + out_len);
+	return 0;
+}
+
+/**
+ * ib_uverbs_write_cmd - execute one write() on a uverbs file
+ * @ufile: the file
+ * @ib_dev: its device, valid until return (the caller is in an SRCU
+ *	read section of the device)
+ * @buf: the user's buffer
+ * @count: its length
+ *
+ * Return: @count on success, else a negative errno.
+ */
+ssize_t ib_uverbs_write_cmd(struct ib_uverbs_file *ufile,
+			    struct ib_device *ib_dev,
+			    const char __user *buf, size_t count)
+{
+	const struct uverbs_write_method *method;
+	struct uverbs_cmd_ctx ctx = {
+		.ufile = ufile,
+		.ib_dev = ib_dev,
+	};
+	struct ib_uverbs_cmd_hdr hdr;
+	int ret;
+
+	if (count < sizeof(hdr))
+		return -EINVAL;
+	if (copy_from_user(&hdr, buf, sizeof(hdr)))
+		return -EFAULT;
+	if (hdr.command & ~(IB_USER_VERBS_CMD_FLAG_EXTENDED |
+			    IB_USER_VERBS_CMD_COMMAND_MASK))
+		return -EINVAL;
+	method = uverbs_find_method(hdr.command);
+	if (!method)
+		return -EOPNOTSUPP;
+
+	if (hdr.command & IB_USER_VERBS_CMD_FLAG_EXTENDED)
+		ret = uverbs_frame_ex(&ctx, method, &hdr, buf, count);
+	else
+		ret = uverbs_frame_legacy(&ctx, method, &hdr, buf, count);
+	if (ret)
+		return ret;
+
+	ret = method->handler(&ctx);
+	return ret ? ret : count;
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * ib_uverbs: private structures of the user verbs module.
+ *
+ * Who does what:
+ *   main.c   the module, the "uverbs" client, the character devices
+ *            /dev/infiniband/uverbsN, their class and file operations,
+ *            device removal (disassociation)
+ *   uobj.c   the per-file object table: handles, types, lookup, and the
+ *            destruction of everything at close or removal
+ *   cmd.c    the write() command ABI: header checks and the commands
+ *   event.c  the async event file created by GET_CONTEXT
+ *
+ * Lifetime and locking, from the outside in:
+ *
+ * A struct ib_uverbs_device exists for every ib_device the client
+ * accepted; its struct device (the class device uverbsN) is reference
+ * counted and each open file holds a reference, so it outlives the
+ * ib_device.  Its @ib_dev pointer is cleared when the ib_device goes away.
+ * Every system call on a uverbs file runs inside an SRCU read section of
+ * @disassociate_srcu and fails with -EIO if @ib_dev is NULL; the client's
+ * remove callback clears @ib_dev, waits with synchronize_srcu() for the
+ * calls in flight and then destroys the objects of every open file
+ * ("disassociation"), so that the driver can go.  The files stay open and
+ * keep failing with -EIO until they are closed.
+ *
+ * Since no command runs during a file's teardown (close has no callers
+ * left, removal waited for them), commands never race with the
+ * destruction of all objects; commands of one file may race with each
+ * other, which the per-object use count handles.
+ */
+#ifndef UVERBS_H
+#define UVERBS_H
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/srcu.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+/*
+ * Character device numbers, as upstream: 32 fixed minors 192..223 of major
+ * 231, then a dynamically allocated region for further devices.
+ */
+#define IB_UVERBS_MAJOR			231
+#define IB_UVERBS_BASE_MINOR		192
+#define IB_UVERBS_NUM_FIXED_MINOR	32
+#define IB_UVERBS_MAX_DEVICES		1024
+#define IB_UVERBS_NUM_DYNAMIC_MINOR	\
+	(IB_UVERBS_MAX_DEVICES - IB_UVERBS_NUM_FIXED_MINOR)
+
+/**
+ * struct ib_uverbs_device - the character device of one ib_device
+ * @dev: the class device uverbsN; its reference count is the lifetime
+ * @cdev: the character device
+ * @ib_dev: the ib_device, NULL once it has been removed; read under
+ *	@disassociate_srcu
+ * @disassociate_srcu: every system call on a file of this device is a
+ *	read section; removal waits for them
+ * @lists_mutex: see below
+ * @file_list: the open files (struct ib_uverbs_file.list)
+ * @devnum: N of uverbsN
+ * @abi_ver: the driver's uverbs ABI version, for sysfs and netlink
+ */
+struct ib_uverbs_device {
+	struct device			dev;
+	struct cdev			cdev;
+	struct ib_device __rcu		*ib_dev;
+	struct srcu_struct		disassociate_srcu;
+	/* protects file_list; held across the teardown of all files */
+	struct mutex			lists_mutex;
+	struct list_head		file_list;
+	u32				devnum;
+	u32				abi_ver;
+};
+
+struct ib_uverbs_async_file;
+
+/**
+ * struct ib_uverbs_file - one open file of /dev/infiniband/uverbsN
+ * @ref: held by the open file; the state is freed with the last one
+ * @device: the uverbs device; the file holds a reference on its @dev
+ * @ctx_mutex: see below
+ * @ucontext: the context created by GET_CONTEXT, NULL before and after;
+ *	published with smp_store_release() once complete, read by commands
+ *	with smp_load_acquire()
+ * @async_file: the async event file of @ucontext
+ * @destroyed: the file's objects and context are gone for good; no new
+ *	context may be created
+ * @objects: handle -> struct ib_uobject; its own lock protects it
+ * @uobj_lock: see below
+ * @uobj_list: the committed objects, newest first
+ * @list: entry in the device's file_list
+ */
+struct ib_uverbs_file {
+	struct kref			ref;
+	struct ib_uverbs_device		*device;
+	/*
+	 * serialises GET_CONTEXT against itself and against the teardown of
+	 * the file; protects the writing of ucontext, async_file, destroyed
+	 */
+	struct mutex			ctx_mutex;
+	struct ib_ucontext		*ucontext;
+	struct ib_uverbs_async_file	*async_file;
+	bool				destroyed;
+	struct xarray			objects;
+	/* protects uobj_list */
+	spinlock_t			uobj_lock;
+	struct list_head		uobj_list;
+	struct list_head		list;
+};
+
+/* Why an object is destroyed. */
+enum uverbs_remove_reason {
+	UVERBS_REMOVE_DESTROY,		/* a user command */
+	UVERBS_REMOVE_CLOSE,		/* the file is closed */
+	UVERBS_REMOVE_DRIVER_REMOVE,	/* the device goes away */
+};
+
+struct ib_uobject;
+
+/**
+ * struct uverbs_obj_type - a kind of user object
+ * @name: for messages
+ * @destroy: free the hardware object behind @uobj.  May fail (e.g. with
+ *	-EBUSY while other objects use it) only for UVERBS_REMOVE_DESTROY,
+ *	or for the other reasons while objects that depend on it are still
+ *	there; the object then stays.
+ */
+struct uverbs_obj_type {
+	const char *name;
+	int (*destroy)(struct ib_uobject *uobj,
+		       enum uverbs_remove_reason why,
+		       struct ib_udata *udata);
+};
+
+extern const struct uverbs_obj_type uverbs_type_pd;
+
+/**
+ * struct ib_uobject - a user object: what a handle of a file names
+ * @ufile: the file it belongs to
+ * @context: the user context it was created in
+ * @type: what kind of object
+ * @object: the ib_* object (struct ib_pd, ...)
+ * @user_handle: the user's cookie, echoed in events
+ * @id: the handle
+ * @usecnt: commands using the object: > 0 shared users, -1 one exclusive
+ *	user (a destroy)
+ * @ref: lookups in flight and the table's own reference
+ * @list: entry in the file's uobj_list
+ * @rcu: the object is freed after a grace period, for lockless lookup
+ */
+struct ib_uobject {
+	struct ib_uverbs_file		*ufile;
+	struct ib_ucontext		*context;
+	const struct uverbs_obj_type	*type;
+	void				*object;
+	u64				user_handle;
+	u32				id;
+	atomic_t			usecnt;
+	struct kref			ref;
+	struct list_head		list;
+	struct rcu_head			rcu;
+};
+
+/**
+ * struct uverbs_cmd_ctx - one write() command being executed
+ * @ufile: the file
+ * @ib_dev: the device, valid for the command's duration (SRCU)
+ * @inbuf: the core request, after the header(s)
+ * @inlen: its length
+ * @outbuf: the core response (user pointer from the request)
+ * @outlen: its length
+ * @driver_udata: the driver's part of request and response
+ */
+struct uverbs_cmd_ctx {
+	struct ib_uverbs_file	*ufile;
+	struct ib_device	*ib_dev;
+	const void __user	*inbuf;
+	size_t			inlen;
+	void __user		*outbuf;
+	size_t			outlen;
+	struct ib_udata		driver_udata;
+};
+
+/* main.c */
+void ib_uverbs_release_file(struct kref *ref);
+
+/* cmd.c */
+ssize_t ib_uverbs_write_cmd(struct ib_uverbs_file *ufile,
+			    struct ib_device *ib_dev,
+			    const char __user *buf, size_t count);
+
+/* uobj.c */
+void uverbs_ufile_init(struct ib_uverbs_file *ufile);
+struct ib_ucontext *uverbs_get_ucontext(struct ib_uverbs_file *ufile);
+struct ib_uobject *uobj_alloc_begin(const struct uverbs_obj_type *type,
+				    struct ib_uverbs_file *ufile);
+void uobj_alloc_commit(struct ib_uobject *uobj);
+void uobj_alloc_abort(struct ib_uobject *uobj);
+struct ib_uobject *uobj_get_read(const struct uverbs_obj_type *type,
+				 struct ib_uverbs_file *ufile, u32 id);
+void uobj_put_read(struct ib_uobject *uobj);
+int uobj_destroy(const struct uverbs_obj_type *type,
+		 struct ib_uverbs_file *ufile, u32 id,
+		 struct ib_udata *udata);
+void uverbs_destroy_ufile(struct ib_uverbs_file *ufile,
+			  enum uverbs_remove_reason why);
+
+/* event.c */
+struct ib_uverbs_async_file *
+ib_uverbs_alloc_async_file(struct ib_uverbs_file *ufile,
+			   struct ib_device *ib_dev, struct file **filp);
+void ib_uverbs_async_file_start(struct ib_uverbs_async_file *async_file);
+void ib_uverbs_async_file_close(struct ib_uverbs_async_file *async_file);
+void ib_uverbs_async_file_put(struct ib_uverbs_async_file *async_file);
+
+#endif /* UVERBS_H */
