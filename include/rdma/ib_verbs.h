@@ -1319,6 +1319,10 @@ struct ib_device;
  * @alloc_ucontext: set up the driver part of a user context; @udata holds
  *	the driver data of the GET_CONTEXT command
  * @dealloc_ucontext: release it; every object of the context is gone
+ * @mmap: map into a process what the driver offered it in an earlier
+ *	response (queue rings); @vma->vm_pgoff names it, as the driver chose
+ * @reg_user_mr: register the user memory [@start, @start + @length),
+ *	addressed as @virt_addr by work requests (see ib_umem_get())
  * @alloc_pd: set up the driver part of a PD
  * @dealloc_pd: release it
  * @create_ah: set up an address handle; may not sleep unless
@@ -1394,6 +1398,10 @@ struct ib_device_ops {
 
 	int (*alloc_ucontext)(struct ib_ucontext *uctx, struct ib_udata *udata);
 	void (*dealloc_ucontext)(struct ib_ucontext *uctx);
+	int (*mmap)(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+	struct ib_mr *(*reg_user_mr)(struct ib_pd *pd, u64 start, u64 length,
+				     u64 virt_addr, int access,
+				     struct ib_udata *udata);
 	int (*alloc_pd)(struct ib_pd *pd, struct ib_udata *udata);
 	int (*dealloc_pd)(struct ib_pd *pd, struct ib_udata *udata);
 	int (*create_ah)(struct ib_ah *ah, struct rdma_ah_init_attr *init_attr,
