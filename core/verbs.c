@@ -651,20 +651,23 @@ static int ib_check_qp_attr(struct ib_qp *qp, struct ib_qp_attr *attr,
 }
 
 /**
- * ib_modify_qp - change the state or attributes of a queue pair
+ * ib_modify_qp_user - change the state or attributes of a queue pair
  * @qp: the QP
  * @qp_attr: the new values
  * @qp_attr_mask: which of them to apply (enum ib_qp_attr_mask)
+ * @udata: the driver data of a user's MODIFY_QP command, NULL for kernel
+ *	callers
  *
  * The transition and the attributes it needs are checked against the IBA's
  * rules (ib_modify_qp_is_ok()) and their value ranges before the driver
- * sees them.
+ * sees them.  Modifies of one QP are serialised.
  *
+ * Context: process context; may sleep.
  * Return: 0, -EINVAL for a transition or attributes the rules refuse, or
  * the driver's error.
  */
-int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
-		 int qp_attr_mask)
+int ib_modify_qp_user(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
+		      int qp_attr_mask, struct ib_udata *udata)
 {
 	enum ib_qp_state cur, next;
 	int ret;
@@ -682,7 +685,7 @@ int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
 	if (ret)
 		goto out;
 
-	ret = qp->device->ops->modify_qp(qp, qp_attr, qp_attr_mask, NULL);
+	ret = qp->device->ops->modify_qp(qp, qp_attr, qp_attr_mask, udata);
 	if (ret)
 		goto out;
 	qp->state = next;
@@ -691,6 +694,24 @@ int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
 out:
 	mutex_unlock(&qp->mutex);
 	return ret;
+}
+EXPORT_SYMBOL(ib_modify_qp_user);
+
+/**
+ * ib_modify_qp - change the state or attributes of a kernel queue pair
+ * @qp: the QP
+ * @qp_attr: the new values
+ * @qp_attr_mask: which of them to apply (enum ib_qp_attr_mask)
+ *
+ * See ib_modify_qp_user().
+ *
+ * Return: 0, -EINVAL for a transition or attributes the rules refuse, or
+ * the driver's error.
+ */
+int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
+		 int qp_attr_mask)
+{
+	return ib_modify_qp_user(qp, qp_attr, qp_attr_mask, NULL);
 }
 EXPORT_SYMBOL(ib_modify_qp);
 

@@ -39,12 +39,18 @@ struct uverbs_write_method {
 	bool has_resp;
 };
 
-/*
- * Read the core request.  Shorter than @req_len: zero-extended; longer:
- * the bytes we do not know must be zero.
+/**
+ * uverbs_request - read the core request of a command
+ * @ctx: the command
+ * @req: where to put it
+ * @req_len: its size as we know it
+ *
+ * Shorter than @req_len: zero-extended; longer: the bytes we do not know
+ * must be zero.
+ *
+ * Return: 0, -EFAULT, or -EOPNOTSUPP for non-zero unknown bytes.
  */
-static int uverbs_request(struct uverbs_cmd_ctx *ctx, void *req,
-			  size_t req_len)
+int uverbs_request(struct uverbs_cmd_ctx *ctx, void *req, size_t req_len)
 {
 	const u8 __user *extra;
 	size_t left;
@@ -69,9 +75,18 @@ static int uverbs_request(struct uverbs_cmd_ctx *ctx, void *req,
 	return 0;
 }
 
-/* Write the core response and zero the rest of the user's buffer. */
-static int uverbs_response(struct uverbs_cmd_ctx *ctx, const void *resp,
-			   size_t resp_len)
+/**
+ * uverbs_response - write the core response of a command
+ * @ctx: the command
+ * @resp: the response
+ * @resp_len: its size
+ *
+ * The rest of the user's core response buffer is zeroed.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int uverbs_response(struct uverbs_cmd_ctx *ctx, const void *resp,
+		    size_t resp_len)
 {
 	if (copy_to_user(ctx->outbuf, resp, min(ctx->outlen, resp_len)))
 		return -EFAULT;
@@ -365,6 +380,14 @@ static int uverbs_cmd_dealloc_pd(struct uverbs_cmd_ctx *ctx)
 		.has_resp = true,					\
 	}
 
+/* A command without a response (and without the response pointer). */
+#define UVERBS_CMD_NORESP(_handler, _req, _udata)			\
+	{								\
+		.handler = _handler,					\
+		.req_size = sizeof(struct _req),			\
+		.has_udata = _udata,					\
+	}
+
 static const struct uverbs_write_method uverbs_write_methods[] = {
 	[IB_USER_VERBS_CMD_GET_CONTEXT] =
 		UVERBS_CMD(uverbs_cmd_get_context, ib_uverbs_get_context,
@@ -378,22 +401,99 @@ static const struct uverbs_write_method uverbs_write_methods[] = {
 	[IB_USER_VERBS_CMD_ALLOC_PD] =
 		UVERBS_CMD(uverbs_cmd_alloc_pd, ib_uverbs_alloc_pd,
 			   ib_uverbs_alloc_pd_resp, true),
-	/* no response */
-	[IB_USER_VERBS_CMD_DEALLOC_PD] = {
-		.handler = uverbs_cmd_dealloc_pd,
-		.req_size = sizeof(struct ib_uverbs_dealloc_pd),
-	},
+	[IB_USER_VERBS_CMD_DEALLOC_PD] =
+		UVERBS_CMD_NORESP(uverbs_cmd_dealloc_pd, ib_uverbs_dealloc_pd,
+				  false),
+	[IB_USER_VERBS_CMD_CREATE_AH] =
+		UVERBS_CMD(uverbs_cmd_create_ah, ib_uverbs_create_ah,
+			   ib_uverbs_create_ah_resp, true),
+	[IB_USER_VERBS_CMD_DESTROY_AH] =
+		UVERBS_CMD_NORESP(uverbs_cmd_destroy_ah, ib_uverbs_destroy_ah,
+				  false),
+	[IB_USER_VERBS_CMD_REG_MR] =
+		UVERBS_CMD(uverbs_cmd_reg_mr, ib_uverbs_reg_mr,
+			   ib_uverbs_reg_mr_resp, true),
+	[IB_USER_VERBS_CMD_DEREG_MR] =
+		UVERBS_CMD_NORESP(uverbs_cmd_dereg_mr, ib_uverbs_dereg_mr,
+				  false),
+	[IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL] =
+		UVERBS_CMD(uverbs_cmd_create_comp_channel,
+			   ib_uverbs_create_comp_channel,
+			   ib_uverbs_create_comp_channel_resp, false),
+	[IB_USER_VERBS_CMD_CREATE_CQ] =
+		UVERBS_CMD(uverbs_cmd_create_cq, ib_uverbs_create_cq,
+			   ib_uverbs_create_cq_resp, true),
+	[IB_USER_VERBS_CMD_DESTROY_CQ] =
+		UVERBS_CMD(uverbs_cmd_destroy_cq, ib_uverbs_destroy_cq,
+			   ib_uverbs_destroy_cq_resp, false),
+	[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] =
+		UVERBS_CMD_NORESP(uverbs_cmd_req_notify_cq,
+				  ib_uverbs_req_notify_cq, false),
+	[IB_USER_VERBS_CMD_CREATE_QP] =
+		UVERBS_CMD(uverbs_cmd_create_qp, ib_uverbs_create_qp,
+			   ib_uverbs_create_qp_resp, true),
+	[IB_USER_VERBS_CMD_QUERY_QP] =
+		UVERBS_CMD(uverbs_cmd_query_qp, ib_uverbs_query_qp,
+			   ib_uverbs_query_qp_resp, false),
+	[IB_USER_VERBS_CMD_MODIFY_QP] =
+		UVERBS_CMD_NORESP(uverbs_cmd_modify_qp, ib_uverbs_modify_qp,
+				  false),
+	[IB_USER_VERBS_CMD_DESTROY_QP] =
+		UVERBS_CMD(uverbs_cmd_destroy_qp, ib_uverbs_destroy_qp,
+			   ib_uverbs_destroy_qp_resp, false),
+	[IB_USER_VERBS_CMD_POST_SEND] =
+		UVERBS_CMD(uverbs_cmd_post_send, ib_uverbs_post_send,
+			   ib_uverbs_post_send_resp, false),
+	[IB_USER_VERBS_CMD_POST_RECV] =
+		UVERBS_CMD(uverbs_cmd_post_recv, ib_uverbs_post_recv,
+			   ib_uverbs_post_recv_resp, false),
+	[IB_USER_VERBS_CMD_POST_SRQ_RECV] =
+		UVERBS_CMD(uverbs_cmd_post_srq_recv, ib_uverbs_post_srq_recv,
+			   ib_uverbs_post_srq_recv_resp, false),
+	[IB_USER_VERBS_CMD_CREATE_SRQ] =
+		UVERBS_CMD(uverbs_cmd_create_srq, ib_uverbs_create_srq,
+			   ib_uverbs_create_srq_resp, true),
+	[IB_USER_VERBS_CMD_MODIFY_SRQ] =
+		UVERBS_CMD_NORESP(uverbs_cmd_modify_srq, ib_uverbs_modify_srq,
+				  true),
+	[IB_USER_VERBS_CMD_QUERY_SRQ] =
+		UVERBS_CMD(uverbs_cmd_query_srq, ib_uverbs_query_srq,
+			   ib_uverbs_query_srq_resp, false),
+	[IB_USER_VERBS_CMD_DESTROY_SRQ] =
+		UVERBS_CMD(uverbs_cmd_destroy_srq, ib_uverbs_destroy_srq,
+			   ib_uverbs_destroy_srq_resp, false),
 };
 
-/* Extended commands: the response minimum covers response_length. */
+/*
+ * Extended commands: minimum sizes as upstream's, up to the last member
+ * an old userspace sends; the response minimum covers response_length.
+ */
+#define UVERBS_EX_CMD(_handler, _req, _req_last, _resp, _resp_last)	\
+	{								\
+		.handler = _handler,					\
+		.req_size = offsetofend(struct _req, _req_last),	\
+		.resp_size = offsetofend(struct _resp, _resp_last),	\
+		.has_udata = true,					\
+	}
+
 static const struct uverbs_write_method uverbs_write_ex_methods[] = {
-	[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] = {
-		.handler = uverbs_cmd_ex_query_device,
-		.req_size = sizeof(struct ib_uverbs_ex_query_device),
-		.resp_size = offsetofend(struct ib_uverbs_ex_query_device_resp,
-					 response_length),
-		.has_udata = true,
-	},
+	[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] =
+		UVERBS_EX_CMD(uverbs_cmd_ex_query_device,
+			      ib_uverbs_ex_query_device, reserved,
+			      ib_uverbs_ex_query_device_resp,
+			      response_length),
+	[IB_USER_VERBS_EX_CMD_CREATE_CQ] =
+		UVERBS_EX_CMD(uverbs_cmd_ex_create_cq, ib_uverbs_ex_create_cq,
+			      reserved, ib_uverbs_ex_create_cq_resp,
+			      response_length),
+	[IB_USER_VERBS_EX_CMD_CREATE_QP] =
+		UVERBS_EX_CMD(uverbs_cmd_ex_create_qp, ib_uverbs_ex_create_qp,
+			      comp_mask, ib_uverbs_ex_create_qp_resp,
+			      response_length),
+	[IB_USER_VERBS_EX_CMD_MODIFY_QP] =
+		UVERBS_EX_CMD(uverbs_cmd_ex_modify_qp, ib_uverbs_ex_modify_qp,
+			      base, ib_uverbs_ex_modify_qp_resp,
+			      response_length),
 };
 
 static const struct uverbs_write_method *uverbs_find_method(u32 command)

@@ -122,6 +122,8 @@ void ib_uverbs_release_file(struct kref *ref)
 
 	WARN_ON(!xa_empty(&ufile->objects));
 	xa_destroy(&ufile->objects);
+	/* no mapping is left: they hold the file */
+	module_put(ufile->driver_module);
 	mutex_destroy(&ufile->ctx_mutex);
 	put_device(&ufile->device->dev);
 	kfree(ufile);
@@ -214,20 +216,66 @@ static ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 	return ret;
 }
 
+/*
+ * Map what the driver offered in an earlier response (queue rings); the
+ * offset names it.  The driver keeps the memory alive while it is mapped,
+ * so a mapping may outlive its object, the context and the device.
+ *
+ * Such a mapping runs the driver's vm_ops until it is unmapped, and it
+ * holds the file; so the first mmap() pins the driver's module until the
+ * file is freed.  Unlike upstream, which zaps the mappings of a
+ * disassociated file, the driver's module cannot be unloaded meanwhile
+ * (rmmod fails with EBUSY); device removal by other means still works.
+ */
+static int ib_uverbs_pin_driver(struct ib_uverbs_file *ufile,
+				struct ib_device *ib_dev)
+{
+	struct module *owner = ib_dev->ops->owner;
+
+	if (READ_ONCE(ufile->driver_module))
+		return 0;
+	if (!try_module_get(owner))
+		return -EIO;
+	/* a concurrent mmap() may have pinned it first */
+	if (cmpxchg(&ufile->driver_module, NULL, owner))
+		module_put(owner);
+	return 0;
+}
+
 static int ib_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct ib_uverbs_file *ufile = filp->private_data;
 	struct ib_uverbs_device *udev = ufile->device;
+	struct ib_ucontext *uctx;
+	struct ib_device *ib_dev;
 	int srcu_key;
 	int ret;
 
 	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
-	if (!srcu_dereference(udev->ib_dev, &udev->disassociate_srcu))
+	ib_dev = srcu_dereference(udev->ib_dev, &udev->disassociate_srcu);
+	if (!ib_dev) {
 		ret = -EIO;
-	else if (!uverbs_get_ucontext(ufile))
+		goto out_unlock;
+	}
+	uctx = uverbs_get_ucontext(ufile);
+	if (!uctx) {
 		ret = -EINVAL;
-	else
-		ret = -EOPNOTSUPP;	/* no driver maps queues yet */
+		goto out_unlock;
+	}
+	if (!ib_dev->ops->mmap) {
+		ret = -EOPNOTSUPP;
+		goto out_unlock;
+	}
+	ret = ib_uverbs_pin_driver(ufile, ib_dev);
+	if (ret)
+		goto out_unlock;
+	/*
+	 * The context cannot go while we are in the read section: teardown
+	 * by removal waits for it, and close cannot run during a call on
+	 * the file.
+	 */
+	ret = ib_dev->ops->mmap(uctx, vma);
+out_unlock:
 	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
 	return ret;
 }

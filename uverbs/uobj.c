@@ -29,6 +29,8 @@ void uverbs_ufile_init(struct ib_uverbs_file *ufile)
 	xa_init_flags(&ufile->objects, XA_FLAGS_ALLOC);
 	spin_lock_init(&ufile->uobj_lock);
 	INIT_LIST_HEAD(&ufile->uobj_list);
+	spin_lock_init(&ufile->comp_lock);
+	INIT_LIST_HEAD(&ufile->comp_files);
 }
 
 /**
@@ -72,7 +74,7 @@ struct ib_uobject *uobj_alloc_begin(const struct uverbs_obj_type *type,
 	if (!uctx)
 		return ERR_PTR(-EINVAL);
 
-	uobj = kzalloc(sizeof(*uobj), GFP_KERNEL);
+	uobj = kzalloc(max(type->obj_size, sizeof(*uobj)), GFP_KERNEL);
 	if (!uobj)
 		return ERR_PTR(-ENOMEM);
 	uobj->ufile = ufile;
@@ -190,6 +192,62 @@ static void uobj_remove(struct ib_uobject *uobj)
 }
 
 /**
+ * uobj_get_destroy - look up an object to destroy it
+ * @type: the type the handle must have
+ * @ufile: the file
+ * @id: the handle
+ *
+ * Return: the object, locked exclusively and referenced, for
+ * uobj_destroy_locked() and then uobj_put_destroy(); or ERR_PTR() as
+ * uobj_get_read(), -EBUSY also while a command uses the object.
+ */
+struct ib_uobject *uobj_get_destroy(const struct uverbs_obj_type *type,
+				    struct ib_uverbs_file *ufile, u32 id)
+{
+	struct ib_uobject *uobj = uobj_find(type, ufile, id);
+
+	if (IS_ERR(uobj))
+		return uobj;
+	if (atomic_cmpxchg(&uobj->usecnt, 0, -1) != 0) {
+		kref_put(&uobj->ref, uobj_free);
+		return ERR_PTR(-EBUSY);
+	}
+	return uobj;
+}
+
+/**
+ * uobj_destroy_locked - destroy an object from uobj_get_destroy()
+ * @uobj: the object
+ * @udata: the command's driver data
+ *
+ * On success the handle is gone but @uobj stays readable until
+ * uobj_put_destroy(); on failure the object stays and is unlocked.
+ *
+ * Return: 0 or the error of the type's destroy.
+ */
+int uobj_destroy_locked(struct ib_uobject *uobj, struct ib_udata *udata)
+{
+	int ret;
+
+	ret = uobj->type->destroy(uobj, UVERBS_REMOVE_DESTROY, udata);
+	if (ret) {
+		atomic_set(&uobj->usecnt, 0);
+		return ret;
+	}
+	uobj_remove(uobj);
+	return 0;
+}
+
+/**
+ * uobj_put_destroy - drop the reference of uobj_get_destroy()
+ * @uobj: the object
+ */
+void uobj_put_destroy(struct ib_uobject *uobj)
+{
+	kref_put(&uobj->ref, uobj_free);
+}
+
+/**
  * uobj_destroy - destroy an object at the user's request
  * @type: the type the handle must have
  * @ufile: the file
@@ -203,24 +261,13 @@ int uobj_destroy(const struct uverbs_obj_type *type,
 		 struct ib_uverbs_file *ufile, u32 id,
 		 struct ib_udata *udata)
 {
-	struct ib_uobject *uobj = uobj_find(type, ufile, id);
+	struct ib_uobject *uobj = uobj_get_destroy(type, ufile, id);
 	int ret;
 
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
-	if (atomic_cmpxchg(&uobj->usecnt, 0, -1) != 0) {
-		ret = -EBUSY;
-		goto out_put;
-	}
-
-	ret = type->destroy(uobj, UVERBS_REMOVE_DESTROY, udata);
-	if (ret) {
-		atomic_set(&uobj->usecnt, 0);
-		goto out_put;
-	}
-	uobj_remove(uobj);
-out_put:
-	kref_put(&uobj->ref, uobj_free);
+	ret = uobj_destroy_locked(uobj, udata);
+	uobj_put_destroy(uobj);
 	return ret;
 }
 
@@ -285,8 +332,11 @@ void uverbs_destroy_ufile(struct ib_uverbs_file *ufile,
 		uobj_remove(uobj);
 	}
 
+	/* no CQ is left to queue completion events */
+	ib_uverbs_comp_files_close(ufile);
+
 	async_file = ufile->async_file;
-	ufile->async_file = NULL;
+	WRITE_ONCE(ufile->async_file, NULL);
 	if (async_file)
 		ib_uverbs_async_file_close(async_file);
 	WRITE_ONCE(ufile->ucontext, NULL);

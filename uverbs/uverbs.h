@@ -8,8 +8,13 @@
  *            device removal (disassociation)
  *   uobj.c   the per-file object table: handles, types, lookup, and the
  *            destruction of everything at close or removal
- *   cmd.c    the write() command ABI: header checks and the commands
- *   event.c  the async event file created by GET_CONTEXT
+ *   cmd.c    the write() command ABI: header checks, context, device
+ *            and PD commands, the command table
+ *   cmd_cq.c completion channels and CQs
+ *   cmd_qp.c QPs, SRQs and their doorbells
+ *   cmd_mr.c MRs and AHs
+ *   event.c  the event files: the async one created by GET_CONTEXT and
+ *            the completion channels
  *
  * Lifetime and locking, from the outside in:
  *
@@ -96,6 +101,11 @@ struct ib_uverbs_async_file;
  * @objects: handle -> struct ib_uobject; its own lock protects it
  * @uobj_lock: see below
  * @uobj_list: the committed objects, newest first
+ * @comp_lock: see below
+ * @comp_files: the completion channels created by the file, open or not
+ *	yet released (struct ib_uverbs_comp_file)
+ * @driver_module: the driver's module, referenced from the first mmap()
+ *	until the file is freed; set once, with cmpxchg()
  * @list: entry in the device's file_list
  */
 struct ib_uverbs_file {
@@ -113,6 +123,10 @@ struct ib_uverbs_file {
 	/* protects uobj_list */
 	spinlock_t			uobj_lock;
 	struct list_head		uobj_list;
+	/* protects comp_files */
+	spinlock_t			comp_lock;
+	struct list_head		comp_files;
+	struct module			*driver_module;
 	struct list_head		list;
 };
 
@@ -128,6 +142,7 @@ struct ib_uobject;
 /**
  * struct uverbs_obj_type - a kind of user object
  * @name: for messages
+ * @obj_size: size of the structure that embeds struct ib_uobject first
  * @destroy: free the hardware object behind @uobj.  May fail (e.g. with
  *	-EBUSY while other objects use it) only for UVERBS_REMOVE_DESTROY,
  *	or for the other reasons while objects that depend on it are still
@@ -135,12 +150,18 @@ struct ib_uobject;
  */
 struct uverbs_obj_type {
 	const char *name;
+	size_t obj_size;
 	int (*destroy)(struct ib_uobject *uobj,
 		       enum uverbs_remove_reason why,
 		       struct ib_udata *udata);
 };
 
 extern const struct uverbs_obj_type uverbs_type_pd;
+extern const struct uverbs_obj_type uverbs_type_cq;
+extern const struct uverbs_obj_type uverbs_type_qp;
+extern const struct uverbs_obj_type uverbs_type_srq;
+extern const struct uverbs_obj_type uverbs_type_ah;
+extern const struct uverbs_obj_type uverbs_type_mr;
 
 /**
  * struct ib_uobject - a user object: what a handle of a file names
@@ -170,6 +191,39 @@ struct ib_uobject {
 };
 
 /**
+ * struct ib_uevent_object - a user object that has async events (QP, SRQ;
+ *	the base of a CQ's)
+ * @uobject: the object
+ * @event_list: its unread events on the async event file; protected by
+ *	that file's queue lock
+ * @events_reported: its async events read so far; written under the same
+ *	lock
+ */
+struct ib_uevent_object {
+	struct ib_uobject	uobject;
+	struct list_head	event_list;
+	u32			events_reported;
+};
+
+struct ib_uverbs_comp_file;
+
+/**
+ * struct ib_ucq_object - a user CQ
+ * @uevent: the object and its async events
+ * @comp_file: its completion channel (referenced), or NULL
+ * @comp_list: its unread completion events; protected by @comp_file's
+ *	queue lock
+ * @comp_events_reported: its completion events read so far; written under
+ *	the same lock
+ */
+struct ib_ucq_object {
+	struct ib_uevent_object		uevent;
+	struct ib_uverbs_comp_file	*comp_file;
+	struct list_head		comp_list;
+	u32				comp_events_reported;
+};
+
+/**
  * struct uverbs_cmd_ctx - one write() command being executed
  * @ufile: the file
  * @ib_dev: the device, valid for the command's duration (SRCU)
@@ -196,6 +250,33 @@ void ib_uverbs_release_file(struct kref *ref);
 ssize_t ib_uverbs_write_cmd(struct ib_uverbs_file *ufile,
 			    struct ib_device *ib_dev,
 			    const char __user *buf, size_t count);
+int uverbs_request(struct uverbs_cmd_ctx *ctx, void *req, size_t req_len);
+int uverbs_response(struct uverbs_cmd_ctx *ctx, const void *resp,
+		    size_t resp_len);
+
+/* cmd_cq.c, cmd_qp.c, cmd_mr.c: the commands, see cmd.c's table */
+int uverbs_cmd_create_comp_channel(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_create_cq(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_ex_create_cq(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_destroy_cq(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_req_notify_cq(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_create_qp(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_ex_create_qp(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_modify_qp(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_ex_modify_qp(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_query_qp(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_destroy_qp(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_post_send(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_post_recv(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_post_srq_recv(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_create_srq(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_modify_srq(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_query_srq(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_destroy_srq(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_reg_mr(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_dereg_mr(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_create_ah(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_destroy_ah(struct uverbs_cmd_ctx *ctx);
 
 /* uobj.c */
 void uverbs_ufile_init(struct ib_uverbs_file *ufile);
@@ -210,6 +291,10 @@ void uobj_put_read(struct ib_uobject *uobj);
 int uobj_destroy(const struct uverbs_obj_type *type,
 		 struct ib_uverbs_file *ufile, u32 id,
 		 struct ib_udata *udata);
+struct ib_uobject *uobj_get_destroy(const struct uverbs_obj_type *type,
+				    struct ib_uverbs_file *ufile, u32 id);
+int uobj_destroy_locked(struct ib_uobject *uobj, struct ib_udata *udata);
+void uobj_put_destroy(struct ib_uobject *uobj);
 void uverbs_destroy_ufile(struct ib_uverbs_file *ufile,
 			  enum uverbs_remove_reason why);
 
@@ -220,5 +305,15 @@ ib_uverbs_alloc_async_file(struct ib_uverbs_file *ufile,
 void ib_uverbs_async_file_start(struct ib_uverbs_async_file *async_file);
 void ib_uverbs_async_file_close(struct ib_uverbs_async_file *async_file);
 void ib_uverbs_async_file_put(struct ib_uverbs_async_file *async_file);
+void ib_uverbs_object_event(struct ib_uevent_object *uevent, u32 event_type);
+void ib_uverbs_object_forget_events(struct ib_uevent_object *uevent);
+struct ib_uverbs_comp_file *
+ib_uverbs_alloc_comp_file(struct ib_uverbs_file *ufile, struct file **filp);
+struct ib_uverbs_comp_file *
+ib_uverbs_comp_file_get(struct ib_uverbs_file *ufile, int fd);
+void ib_uverbs_comp_file_put(struct ib_uverbs_comp_file *comp_file);
+void ib_uverbs_comp_event(struct ib_ucq_object *ucq);
+void ib_uverbs_cq_forget_events(struct ib_ucq_object *ucq);
+void ib_uverbs_comp_files_close(struct ib_uverbs_file *ufile);
 
 #endif /* UVERBS_H */

@@ -14,6 +14,7 @@
  *   vmlx_queue.c    rings in the soft-RoCE layout, receive queues
  *   vmlx_pkt.c      building and sending packets
  *   vmlx_ucontext.c user contexts
+ *   vmlx_mmap.c     rings offered to user processes, the mmap op
  *   vmlx_pd.c       PDs and address handles
  *   vmlx_mr.c       MRs, the key table, copying to and from memory
  *   vmlx_cq.c       CQs
@@ -34,6 +35,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -236,9 +238,13 @@ void vmlx_debugfs_exit(void);
  *	also protects the ports' qp0 and qp1
  * @mrs: MRs by key index (key >> 8); looked up under RCU
  * @ahs: address handles by ah_num; looked up under RCU
+ * @mmaps: rings of user objects offered for mmap, by offset in pages
+ *	(vmlx_mmap.c); looked up under its lock
+ * @srqs: user SRQs by SRQ number, only to hand out the numbers
  * @next_qpn: where the cyclic QP number allocation goes on from
  * @next_mr: where the cyclic MR index allocation goes on from
  * @next_ah: where the cyclic ah_num allocation goes on from
+ * @next_mmap: where the cyclic mmap offset allocation goes on from
  * @num_qps: QPs in existence, against VMLX_MAX_QP
  * @num_pds: PDs in existence, against VMLX_MAX_PD (also for the others)
  * @num_cqs: CQs in existence
@@ -255,9 +261,12 @@ struct vmlx_dev {
 	struct xarray		qps;
 	struct xarray		mrs;
 	struct xarray		ahs;
+	struct xarray		mmaps;
+	struct xarray		srqs;
 	u32			next_qpn;
 	u32			next_mr;
 	u32			next_ah;
+	u32			next_mmap;
 	atomic_t		num_qps;
 	atomic_t		num_pds;
 	atomic_t		num_cqs;
@@ -279,6 +288,37 @@ extern const struct ib_device_ops vmlx_dev_ops;
 extern struct workqueue_struct *vmlx_wq;
 
 /* ------------------------------------------------------------------ */
+/* Rings offered to user processes (vmlx_mmap.c)                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct vmlx_mmap - a ring buffer a user process may map
+ * @ref: one for the object owning the ring, one per VMA mapping it
+ * @vdev: the HCA whose vmlx_dev.mmaps lists it
+ * @id: its key there; the mmap offset is @id pages
+ * @buf: the vmalloc_user() buffer, freed with the entry
+ * @size: the size to map, a multiple of the page size
+ * @mm: the address space of the creating process (mmgrab()ed); only it
+ *	may map the entry
+ * @mapped: it has been mapped; under the lock of vmlx_dev.mmaps
+ */
+struct vmlx_mmap {
+	struct kref		ref;
+	struct vmlx_dev		*vdev;
+	u32			id;
+	void			*buf;
+	size_t			size;
+	struct mm_struct	*mm;
+	bool			mapped;
+};
+
+struct vmlx_mmap *vmlx_mmap_add(struct vmlx_dev *vdev, void *buf,
+				size_t size, struct mminfo *mi);
+void vmlx_mmap_remove(struct vmlx_mmap *m);
+void vmlx_mmap_put(struct vmlx_mmap *m);
+int vmlx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+
+/* ------------------------------------------------------------------ */
 /* Rings (vmlx_queue.c)                                                */
 /* ------------------------------------------------------------------ */
 
@@ -296,6 +336,9 @@ extern struct workqueue_struct *vmlx_wq;
  *	kernel too: the producer index of kernel posters to a SQ, RQ or
  *	SRQ, the consumer index of a kernel CQ's poller (under the owner's
  *	lock)
+ * @mmap: for a ring of a user object, its mmap entry, which owns @buf;
+ *	the other end's index is then written by the process, and is only
+ *	ever read with acquire and masked
  *
  * The shared indexes follow the soft-RoCE protocol: stored masked, read
  * with acquire, written with release; a full ring has one free slot.
@@ -307,9 +350,18 @@ struct vmlx_queue {
 	u32			mask;
 	u32			index;
 	u32			peer_index;
+	struct vmlx_mmap	*mmap;
 };
 
 int vmlx_queue_init(struct vmlx_queue *q, u32 *num_elem, size_t elem_size);
+int vmlx_queue_share(struct vmlx_queue *q, struct vmlx_dev *vdev,
+		     struct mminfo *mi);
+
+static inline bool vmlx_queue_is_user(const struct vmlx_queue *q)
+{
+	return q->mmap;
+}
+
 void vmlx_queue_cleanup(struct vmlx_queue *q);
 
 static inline void *vmlx_queue_slot(const struct vmlx_queue *q, u32 index)
@@ -421,14 +473,22 @@ static inline size_t vmlx_recv_wqe_size(u32 max_sge)
  * struct vmlx_ucontext - a user process's context on the HCA
  * @ibuc: the core's part
  *
- * Nothing of its own yet; queue rings mapped to userspace will hang here.
+ * Nothing of its own: the rings a process may map are listed per HCA
+ * (vmlx_mmap.c) and go away with their objects.
  */
 struct vmlx_ucontext {
 	struct ib_ucontext	ibuc;
 };
 
+/**
+ * struct vmlx_pd - a protection domain
+ * @ibpd: the core's PD
+ * @user: it belongs to a user process: only user MRs live in it, kernel
+ *	ones (the DMA MR, fast-registration MRs) never
+ */
 struct vmlx_pd {
 	struct ib_pd		ibpd;
+	bool			user;
 };
 
 static inline struct vmlx_pd *to_vpd(struct ib_pd *ibpd)
@@ -505,6 +565,7 @@ bool vmlx_ah_lookup(struct vmlx_dev *vdev, u32 ah_num, struct ib_pd *pd,
 enum vmlx_mr_kind {
 	VMLX_MR_DMA,		/* all of kernel memory, iova = kernel VA */
 	VMLX_MR_FAST_REG,	/* pages mapped by ib_map_mr_sg, REG_MR WRs */
+	VMLX_MR_USER,		/* pinned user pages, iova = user's choice */
 };
 
 enum vmlx_mr_state {
@@ -527,6 +588,7 @@ enum vmlx_mr_state {
  * @page_off: offset of the first byte in @pages[0]
  * @index: its slot in vmlx_dev.mrs, the key without the variant byte
  * @pages: for a fast-reg MR, the kernel virtual address of each page
+ * @umem: for a user MR, the pinned pages
  * @max_pages: room in @pages
  * @npages: pages mapped by the last ib_map_mr_sg()
  * @map_page_off: offset of the first byte in @pages[0] for that mapping
@@ -553,6 +615,7 @@ struct vmlx_mr {
 	u32			page_off;
 	u32			index;
 	u64			*pages;
+	struct ib_umem		*umem;
 	u32			max_pages;
 	u32			npages;
 	u32			map_page_off;
@@ -571,6 +634,9 @@ struct ib_mr *vmlx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			    u32 max_num_sg);
 int vmlx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset);
+struct ib_mr *vmlx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access,
+			       struct ib_udata *udata);
 int vmlx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* Which key of an MR a lookup matches. */
@@ -606,7 +672,8 @@ int vmlx_mr_invalidate(struct vmlx_dev *vdev, struct ib_pd *pd, u32 key);
 /**
  * struct vmlx_cq - a completion queue
  * @ibcq: the core's CQ
- * @q: the ring; a kernel CQ holds struct ib_wc in its slots
+ * @q: the ring; a kernel CQ holds struct ib_wc in its slots, a user CQ
+ *	struct ib_uverbs_wc
  * @lock: see below
  * @notify: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP while armed, else 0
  * @overflow: a completion was lost because the ring was full
@@ -637,11 +704,13 @@ int vmlx_cq_post(struct vmlx_cq *cq, const struct ib_wc *wc, bool solicited);
  * @ibsrq: the core's SRQ
  * @rq: its receive queue
  * @limit: the armed limit, 0 when not armed
+ * @srq_num: a user SRQ's number in vmlx_dev.srqs, 0 for a kernel SRQ
  */
 struct vmlx_srq {
 	struct ib_srq		ibsrq;
 	struct vmlx_rq		rq;
 	u32			limit;
+	u32			srq_num;
 };
 
 static inline struct vmlx_srq *to_vsrq(struct ib_srq *ibsrq)
@@ -942,6 +1011,9 @@ int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int vmlx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
+enum ib_wc_status vmlx_user_wqe_check(enum ib_qp_type type,
+				      const struct vmlx_sq *sq,
+				      struct rxe_send_wqe *wqe);
 
 struct vmlx_qp *vmlx_qp_get(struct vmlx_port *port, u32 qpn);
 void vmlx_qp_put(struct vmlx_qp *qp);

@@ -5,14 +5,23 @@
  * A CQ is a ring in the soft-RoCE layout.  The transport fills it with
  * vmlx_cq_post() from any QP's work; kernel users drain it with poll_cq,
  * which may run in softirq context (ib_alloc_cq() with IB_POLL_SOFTIRQ),
- * so the CQ's lock is taken with interrupts off.  Only kernel CQs exist so
- * far; their slots hold struct ib_wc, and are sized for struct
- * ib_uverbs_wc as well so that user CQs can share the ring code later.
+ * so the CQ's lock is taken with interrupts off.  The slots of a kernel
+ * CQ hold struct ib_wc; those of a user CQ, sized the same, hold struct
+ * ib_uverbs_wc, which librxe copies out.  A user CQ's ring is mapped into
+ * the process, which owns the consumer index: the HCA reads it with
+ * acquire, masked, and only to know whether a slot is free.
  */
 #include <linux/minmax.h>
+#include <linux/uaccess.h>
 #include <rdma/ib_user_verbs.h>
 
 #include "vmlx.h"
+
+/* wc_flags of struct ib_uverbs_wc, as libibverbs defines them */
+#define VMLX_UWC_GRH		BIT(0)
+#define VMLX_UWC_WITH_IMM	BIT(1)
+#define VMLX_UWC_IP_CSUM_OK	BIT(2)
+#define VMLX_UWC_WITH_INV	BIT(3)
 
 int vmlx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata)
@@ -22,9 +31,6 @@ int vmlx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 cqe = attr->cqe;
 	int ret;
 
-	/* user CQs come with uverbs */
-	if (udata)
-		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (cqe < 1 || cqe > VMLX_MAX_CQE)
@@ -37,12 +43,29 @@ int vmlx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 				  sizeof(struct ib_uverbs_wc)));
 	if (ret)
 		goto err_count;
+	if (udata) {
+		struct rxe_create_cq_resp resp = {};
+
+		if (udata->outlen < sizeof(resp)) {
+			ret = -EINVAL;
+			goto err_queue;
+		}
+		ret = vmlx_queue_share(&cq->q, vdev, &resp.mi);
+		if (ret)
+			goto err_queue;
+		if (copy_to_user(udata->outbuf, &resp, sizeof(resp))) {
+			ret = -EFAULT;
+			goto err_queue;
+		}
+	}
 	spin_lock_init(&cq->lock);
 	cq->notify = 0;
 	cq->overflow = false;
 	ibcq->cqe = cqe;
 	return 0;
 
+err_queue:
+	vmlx_queue_cleanup(&cq->q);
 err_count:
 	atomic_dec(&vdev->num_cqs);
 	return ret;
@@ -55,6 +78,39 @@ int vmlx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	vmlx_queue_cleanup(&cq->q);
 	atomic_dec(&to_vmlx(ibcq->device)->num_cqs);
 	return 0;
+}
+
+/* A completion in the layout of a user CQ's slots. */
+static void vmlx_cq_write_user(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
+{
+	u32 flags = 0;
+
+	if (wc->wc_flags & IB_WC_GRH)
+		flags |= VMLX_UWC_GRH;
+	if (wc->wc_flags & IB_WC_WITH_IMM)
+		flags |= VMLX_UWC_WITH_IMM;
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+		flags |= VMLX_UWC_WITH_INV;
+	if (wc->wc_flags & IB_WC_IP_CSUM_OK)
+		flags |= VMLX_UWC_IP_CSUM_OK;
+
+	/* every byte is written: the slot may hold an older completion */
+	memset(uwc, 0, sizeof(*uwc));
+	uwc->wr_id = wc->wr_id;
+	uwc->status = wc->status;
+	uwc->opcode = wc->opcode;
+	uwc->vendor_err = wc->vendor_err;
+	uwc->byte_len = wc->byte_len;
+	/* imm_data and invalidate_rkey share the word, in both layouts */
+	uwc->ex.invalidate_rkey = wc->ex.invalidate_rkey;
+	uwc->qp_num = wc->qp ? wc->qp->qp_num : 0;
+	uwc->src_qp = wc->src_qp;
+	uwc->wc_flags = flags;
+	uwc->pkey_index = wc->pkey_index;
+	uwc->slid = wc->slid;
+	uwc->sl = wc->sl;
+	uwc->dlid_path_bits = wc->dlid_path_bits;
+	uwc->port_num = wc->port_num;
 }
 
 /**
@@ -97,7 +153,10 @@ int vmlx_cq_post(struct vmlx_cq *cq, const struct ib_wc *wc, bool solicited)
 		return -ENOSPC;
 	}
 
-	memcpy(vmlx_queue_slot(&cq->q, cq->q.index), wc, sizeof(*wc));
+	if (vmlx_queue_is_user(&cq->q))
+		vmlx_cq_write_user(vmlx_queue_slot(&cq->q, cq->q.index), wc);
+	else
+		memcpy(vmlx_queue_slot(&cq->q, cq->q.index), wc, sizeof(*wc));
 	vmlx_queue_fill_commit(&cq->q);
 
 	notify = cq->notify == IB_CQ_NEXT_COMP ||
@@ -117,6 +176,10 @@ int vmlx_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	struct vmlx_queue *q = &cq->q;
 	unsigned long flags;
 	int n;
+
+	/* the process polls a user CQ itself, in its own layout */
+	if (vmlx_queue_is_user(q))
+		return -EINVAL;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	for (n = 0; n < num_entries; n++) {
@@ -149,9 +212,16 @@ int vmlx_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	/* armed for every completion stays so when asked for solicited ones */
 	if (arm && cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = arm;
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
-	    cq->q.peer_index != cq->q.index)
-		ret = 1;
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS) {
+		u32 cons = cq->q.peer_index;
+
+		if (vmlx_queue_is_user(&cq->q))
+			/* pairs with the process's release of its index */
+			cons = smp_load_acquire(&cq->q.buf->consumer_index) &
+			       cq->q.mask;
+		if (cons != cq->q.index)
+			ret = 1;
+	}
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
 }

@@ -80,6 +80,8 @@ static struct vmlx_dev *vmlx_create(unsigned int num)
 	xa_init_flags(&vdev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&vdev->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vdev->ahs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&vdev->mmaps, XA_FLAGS_ALLOC1);
+	xa_init_flags(&vdev->srqs, XA_FLAGS_ALLOC1);
 	guid = VMLX_GUID_PREFIX | (u64)host_id << 16 | num << 4;
 	vdev->ibdev.ops = &vmlx_dev_ops;
 	vdev->ibdev.node_type = RDMA_NODE_IB_CA;

@@ -18,13 +18,20 @@
  *    and becomes usable when the requester meets the IB_WR_REG_MR work
  *    request that registers it (vmlx_mr_fast_reg()), until a LOCAL_INV or
  *    a SEND_WITH_INV invalidates it (vmlx_mr_invalidate()).
+ * A user MR (reg_user_mr) pins the process's pages with ib_umem_get() and
+ * reaches them through their kernel mapping (no highmem on 64-bit); its
+ * iova is the address the process chose.  Kernel PDs hold only the first
+ * two kinds, user PDs only user MRs: vmlx_mr_get() refuses a key of the
+ * wrong kind for the PD, so a process never reaches kernel memory.
  *
  * Key lookups take no lock but RCU and a reference on the MR (users);
  * dereg removes the key, then waits until no packet uses the MR.
  */
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <rdma/ib_umem.h>
 
 #include "vmlx.h"
 
@@ -75,6 +82,9 @@ struct ib_mr *vmlx_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct vmlx_mr *mr;
 
+	if (to_vpd(ibpd)->user)
+		return ERR_PTR(-EINVAL);
+
 	mr = vmlx_mr_new(ibpd, VMLX_MR_DMA);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
@@ -94,7 +104,7 @@ struct ib_mr *vmlx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	struct vmlx_mr *mr;
 	u64 *pages;
 
-	if (type != IB_MR_TYPE_MEM_REG)
+	if (type != IB_MR_TYPE_MEM_REG || to_vpd(ibpd)->user)
 		return ERR_PTR(-EINVAL);
 	if (!max_num_sg || max_num_sg > VMLX_MAX_FAST_REG_PAGES)
 		return ERR_PTR(-EINVAL);
@@ -109,6 +119,68 @@ struct ib_mr *vmlx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	}
 	mr->pages = pages;
 	mr->max_pages = max_num_sg;
+	vmlx_mr_publish(mr);
+	return &mr->ibmr;
+}
+
+/* The access rights a user MR may have; optional ones are ignored. */
+#define VMLX_USER_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+/**
+ * vmlx_reg_user_mr() - the reg_user_mr verb
+ * @ibpd: a user PD
+ * @start: the process's first byte
+ * @length: bytes
+ * @virt_addr: the address work requests and peers use for @start
+ * @access: IB_ACCESS_* rights
+ * @udata: unused, librxe sends no driver data
+ *
+ * Return: the MR, or ERR_PTR(-EINVAL) for a kernel PD, an empty, too long
+ * or wrapping range or remote write or atomic rights without local
+ * write; -EOPNOTSUPP for rights the HCA does not offer; ib_umem_get()'s
+ * or the key table's errors.
+ */
+struct ib_mr *vmlx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access,
+			       struct ib_udata *udata)
+{
+	struct ib_umem *umem;
+	struct vmlx_mr *mr;
+
+	if (!to_vpd(ibpd)->user)
+		return ERR_PTR(-EINVAL);
+	access &= ~IB_ACCESS_OPTIONAL;
+	if (access & ~VMLX_USER_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	/* IBA 10.6.3.1: remote write and atomic need local write */
+	if (access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return ERR_PTR(-EINVAL);
+	if (!length || length > VMLX_MAX_MR_SIZE ||
+	    virt_addr + length < virt_addr || start + length < start)
+		return ERR_PTR(-EINVAL);
+
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+	mr = vmlx_mr_new(ibpd, VMLX_MR_USER);
+	if (IS_ERR(mr)) {
+		ib_umem_release(umem);
+		return ERR_CAST(mr);
+	}
+	mr->umem = umem;
+	mr->state = VMLX_MR_VALID;
+	mr->access = access;
+	mr->iova = virt_addr;
+	mr->length = length;
+	mr->page_shift = PAGE_SHIFT;
+	mr->page_off = ib_umem_offset(umem);
+	mr->ibmr.iova = virt_addr;
+	mr->ibmr.length = length;
+	mr->ibmr.type = IB_MR_TYPE_USER;
 	vmlx_mr_publish(mr);
 	return &mr->ibmr;
 }
@@ -159,6 +231,8 @@ int vmlx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	wait_for_completion(&mr->released);
 
 	kfree(mr->pages);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
 	/* a lookup may still be about to find the count at zero */
 	kfree_rcu(mr, rcu);
 	return 0;
@@ -210,16 +284,19 @@ struct vmlx_mr *vmlx_mr_get(struct vmlx_dev *vdev, struct ib_pd *pd, u32 key,
 	unsigned long flags;
 	struct vmlx_mr *mr;
 	int ret = 0;
+	bool user;
 
 	mr = vmlx_mr_find(vdev, key);
 	if (!mr) {
 		*err = -EINVAL;
 		return NULL;
 	}
+	user = mr->kind == VMLX_MR_USER;
 
 	spin_lock_irqsave(&mr->lock, flags);
+	/* user MRs only in user PDs, kernel MRs only in kernel PDs */
 	if (mr->state != VMLX_MR_VALID || mr->key != key ||
-	    mr->ibmr.pd != pd)
+	    mr->ibmr.pd != pd || user != to_vpd(pd)->user)
 		ret = -EINVAL;
 	else if (access & ~mr->access)
 		ret = -EACCES;
@@ -256,6 +333,27 @@ static void *vmlx_fr_addr(struct vmlx_mr *mr, u64 iova, u32 *room)
 				   (off & (page_size - 1)));
 }
 
+/* Where the byte at @iova of a user MR is; @iova is in range. */
+static void *vmlx_user_addr(struct vmlx_mr *mr, u64 iova, u32 *room)
+{
+	/* the registration of a user MR never changes: no lock */
+	u64 off = iova - mr->iova + mr->page_off;
+	u64 idx = off >> PAGE_SHIFT;
+
+	*room = PAGE_SIZE - (off & ~PAGE_MASK);
+	if (WARN_ON_ONCE(idx >= mr->umem->npages))
+		return NULL;
+	return page_address(mr->umem->pages[idx]) + (off & ~PAGE_MASK);
+}
+
+/* Where the byte at @iova of a fast-reg or user MR is. */
+static void *vmlx_mr_addr(struct vmlx_mr *mr, u64 iova, u32 *room)
+{
+	if (mr->kind == VMLX_MR_USER)
+		return vmlx_user_addr(mr, iova, room);
+	return vmlx_fr_addr(mr, iova, room);
+}
+
 /**
  * vmlx_mr_copy() - copy to or from a memory region
  * @mr: the MR, from vmlx_mr_get() for a range covering the copy
@@ -282,7 +380,7 @@ void vmlx_mr_copy(struct vmlx_mr *mr, u64 iova, void *buf, u32 len,
 	}
 
 	while (len) {
-		addr = vmlx_fr_addr(mr, iova, &room);
+		addr = vmlx_mr_addr(mr, iova, &room);
 		if (!addr)
 			return;
 		n = min(len, room);
@@ -311,8 +409,8 @@ void *vmlx_mr_atomic_addr(struct vmlx_mr *mr, u64 iova)
 
 	if (mr->kind == VMLX_MR_DMA)
 		return (void *)(uintptr_t)iova;
-	addr = vmlx_fr_addr(mr, iova, &room);
-	if (room < sizeof(u64))
+	addr = vmlx_mr_addr(mr, iova, &room);
+	if (!addr || room < sizeof(u64))
 		return NULL;
 	return addr;
 }

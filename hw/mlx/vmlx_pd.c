@@ -2,8 +2,10 @@
 /*
  * vmlx protection domains and address handles.
  *
- * A PD is nothing but a count against the device limit: MRs, AHs, SRQs
- * and QPs point at it, and a check is a pointer comparison.
+ * A PD is little more than a count against the device limit: MRs, AHs,
+ * SRQs and QPs point at it, and a check is a pointer comparison.  It
+ * remembers whether it is a user process's, so that kernel MRs and user
+ * MRs never meet in one PD.
  *
  * Every AH gets a number (ah_num, 1..VMLX_MAX_AH, handed out cyclically
  * so that a stale number rarely names a new AH at once) by which UD work
@@ -25,6 +27,8 @@ int vmlx_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	if (!atomic_add_unless(&vdev->num_pds, 1, VMLX_MAX_PD))
 		return -ENOMEM;
+	/* uverbs always passes a udata, kernel callers never */
+	to_vpd(ibpd)->user = !!udata;
 	return 0;
 }
 

@@ -9,6 +9,12 @@
  * the rings, under the ring's spinlock, and kick the work item; packets
  * arrive on rx_queue and kick it too.
  *
+ * User QPs: the process writes WQEs straight into the rings, mapped into
+ * it, and owns their producer indexes; post_send without WRs is its
+ * doorbell.  Every send WQE is copied out of the ring into the private
+ * shadow and checked there (vmlx_user_wqe_check()) before the transport
+ * looks at it; receive WQEs are copied and sanitised by vmlx_rq_pop().
+ *
  * Lifetime: a QP is found by packet delivery through vdev->qps (or the
  * port's qp0/qp1) under the xarray's lock, with a reference taken on
  * @refs.  vmlx_destroy_qp() unpublishes it, drops the QP's own reference
@@ -16,6 +22,7 @@
  * frees the QP, without a grace period, as soon as destroy returns.)
  */
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "vmlx.h"
@@ -168,8 +175,10 @@ static enum ib_wc_opcode vmlx_wc_opcode(u32 wr_opcode)
 }
 
 /*
- * Retire the send WQE at the head of the SQ: report it if it must be
- * reported, give its slot back.  Returns false if the CQ overflowed.
+ * Retire the send WQE at the head of the SQ: give its slot back, then
+ * report it if it must be reported.  In that order: a process that sees
+ * the completion may post again at once, and must find the slot free.
+ * @wqe is the private shadow copy, which nothing rewrites meanwhile.
  */
 static void vmlx_sq_retire(struct vmlx_qp *qp, struct rxe_send_wqe *wqe)
 {
@@ -182,13 +191,15 @@ static void vmlx_sq_retire(struct vmlx_qp *qp, struct rxe_send_wqe *wqe)
 		.port_num = qp->attr.port_num,
 	};
 
-	if (wqe->status != IB_WC_SUCCESS || qp->sig_all ||
-	    wqe->wr.send_flags & IB_SEND_SIGNALED)
-		vmlx_cq_post(qp->scq, &wc, false);
+	bool report = wqe->status != IB_WC_SUCCESS || qp->sig_all ||
+		      wqe->wr.send_flags & IB_SEND_SIGNALED;
+
 	if (wqe->has_rd_atomic && qp->req.rd_atomic)
 		qp->req.rd_atomic--;
 	wqe->has_rd_atomic = 0;
 	vmlx_queue_consume(&qp->sq.q);
+	if (report)
+		vmlx_cq_post(qp->scq, &wc, false);
 }
 
 /**
@@ -201,8 +212,16 @@ bool vmlx_sq_fetch(struct vmlx_qp *qp)
 {
 	struct vmlx_sq *sq = &qp->sq;
 	struct rxe_send_wqe *wqe;
+	enum ib_wc_status status;
 
 	if (qp->req.fetched == vmlx_queue_producer(&sq->q))
+		return false;
+	/*
+	 * Never run into the oldest WQE not yet retired: a process moving
+	 * its producer index back and forth must not overwrite the shadow
+	 * of a WQE in flight.  An honest poster never gets here.
+	 */
+	if (((qp->req.fetched + 1) & sq->q.mask) == sq->q.index)
 		return false;
 	wqe = vmlx_sq_wqe(sq, qp->req.fetched);
 	memcpy(wqe, vmlx_queue_slot(&sq->q, qp->req.fetched),
@@ -210,6 +229,14 @@ bool vmlx_sq_fetch(struct vmlx_qp *qp)
 	wqe->state = VMLX_WQE_POSTED;
 	wqe->status = IB_WC_SUCCESS;
 	wqe->has_rd_atomic = 0;
+	if (vmlx_queue_is_user(&sq->q)) {
+		/* a bad WQE completes in error, and the QP with it */
+		status = vmlx_user_wqe_check(qp->ibqp.qp_type, sq, wqe);
+		if (status != IB_WC_SUCCESS) {
+			wqe->status = status;
+			wqe->state = VMLX_WQE_DONE;
+		}
+	}
 	qp->req.fetched = (qp->req.fetched + 1) & sq->q.mask;
 	return true;
 }
@@ -312,7 +339,7 @@ static void vmlx_qp_work(struct work_struct *work)
 /* ------------------------------------------------------------------ */
 
 static int vmlx_qp_check_init(struct vmlx_dev *vdev,
-			      struct ib_qp_init_attr *init)
+			      struct ib_qp_init_attr *init, bool user)
 {
 	struct ib_qp_cap *cap = &init->cap;
 
@@ -323,7 +350,8 @@ static int vmlx_qp_check_init(struct vmlx_dev *vdev,
 		break;
 	case IB_QPT_SMI:
 	case IB_QPT_GSI:
-		if (!rdma_is_port_valid(&vdev->ibdev, init->port_num))
+		if (user ||
+		    !rdma_is_port_valid(&vdev->ibdev, init->port_num))
 			return -EINVAL;
 		break;
 	default:
@@ -431,11 +459,34 @@ static void vmlx_qp_unpublish(struct vmlx_qp *qp)
 	}
 }
 
+/* Offer a user QP's rings to its process and say where they are. */
+static int vmlx_qp_share(struct vmlx_qp *qp, struct ib_udata *udata)
+{
+	struct rxe_create_qp_resp resp = {};
+	int ret;
+
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	ret = vmlx_queue_share(&qp->sq.q, qp->vdev, &resp.sq_mi);
+	if (ret)
+		return ret;
+	/* with an SRQ, rq_mi stays empty: librxe does not map it */
+	if (!qp->srq) {
+		ret = vmlx_queue_share(&qp->rq.q, qp->vdev, &resp.rq_mi);
+		if (ret)
+			return ret;
+	}
+	if (copy_to_user(udata->outbuf, &resp, sizeof(resp)))
+		return -EFAULT;
+	return 0;
+}
+
 /**
  * vmlx_create_qp() - the create_qp verb
  * @ibqp: the QP the core allocated
  * @init: its attributes; the capabilities are updated to what was made
- * @udata: user data; user QPs are not supported yet
+ * @udata: for a user QP, where struct rxe_create_qp_resp goes; NULL for
+ *	a kernel QP
  *
  * Return: 0 or a negative errno.
  */
@@ -446,9 +497,7 @@ int vmlx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct vmlx_qp *qp = to_vqp(ibqp);
 	int ret;
 
-	if (udata)
-		return -EOPNOTSUPP;
-	ret = vmlx_qp_check_init(vdev, init);
+	ret = vmlx_qp_check_init(vdev, init, !!udata);
 	if (ret)
 		return ret;
 	if (atomic_inc_return(&vdev->num_qps) > VMLX_MAX_QP) {
@@ -482,6 +531,11 @@ int vmlx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				   &init->cap.max_recv_sge);
 		if (ret)
 			goto err_sq;
+	}
+	if (udata) {
+		ret = vmlx_qp_share(qp, udata);
+		if (ret)
+			goto err_rq;
 	}
 	ret = vmlx_resp_init(qp);
 	if (ret)
@@ -893,14 +947,128 @@ static int vmlx_wr_to_wqe(struct vmlx_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
+/* The send flags a user WQE may carry. */
+#define VMLX_USER_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
+				 IB_SEND_SOLICITED | IB_SEND_INLINE)
+
+/* Opcodes of user WQEs, by QP type: never the kernel-only ones. */
+static bool vmlx_user_opcode_ok(enum ib_qp_type type, u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_LOCAL_INV:
+		return type == IB_QPT_RC || type == IB_QPT_UC;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IB_QPT_RC;
+	default:
+		return false;
+	}
+}
+
 /**
- * vmlx_post_send() - the post_send verb, for kernel consumers
+ * vmlx_user_wqe_check() - check a send WQE a user process wrote
+ * @type: the QP's type
+ * @sq: the QP's send queue
+ * @wqe: the WQE, already copied out of the ring into the shadow; fixed
+ *	up in place
+ *
+ * Only the fields the process is meant to write are believed: the work
+ * request, the SGE list or inline bytes and, for inline data, the total
+ * length.  Everything else the transport uses is set here: the iova of
+ * RDMA and atomic requests, the flags it may act on, and the length,
+ * recomputed from the SGEs.
+ *
+ * Context: any; touches nothing but @wqe.
+ * Return: IB_WC_SUCCESS, or the status the WQE completes with:
+ * IB_WC_LOC_QP_OP_ERR for an opcode the QP cannot carry or too many
+ * SGEs, IB_WC_LOC_LEN_ERR for too much inline data or a message too big.
+ */
+enum ib_wc_status vmlx_user_wqe_check(enum ib_qp_type type,
+				      const struct vmlx_sq *sq,
+				      struct rxe_send_wqe *wqe)
+{
+	struct rxe_send_wr *w = &wqe->wr;
+	u32 opcode = w->opcode;
+	u64 length = 0;
+	u32 i;
+
+	/* the transport's own fields, whatever the ring said */
+	wqe->state = VMLX_WQE_POSTED;
+	wqe->status = IB_WC_SUCCESS;
+	wqe->mask = 0;
+	wqe->first_psn = 0;
+	wqe->last_psn = 0;
+	wqe->ack_length = 0;
+	wqe->has_rd_atomic = 0;
+	wqe->iova = 0;
+	wqe->dma.resid = 0;
+	wqe->dma.cur_sge = 0;
+	wqe->dma.sge_offset = 0;
+	w->send_flags &= VMLX_USER_SEND_FLAGS;
+
+	if (!vmlx_user_opcode_ok(type, opcode))
+		return IB_WC_LOC_QP_OP_ERR;
+
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->iova = w->wr.rdma.remote_addr;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->iova = w->wr.atomic.remote_addr;
+		break;
+	default:
+		break;
+	}
+
+	if (w->send_flags & IB_SEND_INLINE &&
+	    (opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+	     opcode == IB_WR_RDMA_WRITE ||
+	     opcode == IB_WR_RDMA_WRITE_WITH_IMM)) {
+		/* the bytes are in the slot: only their count is told */
+		if (wqe->dma.length > sq->max_inline)
+			return IB_WC_LOC_LEN_ERR;
+		wqe->dma.num_sge = 0;
+		length = wqe->dma.length;
+	} else {
+		w->send_flags &= ~IB_SEND_INLINE;
+		if (wqe->dma.num_sge > sq->max_sge)
+			return IB_WC_LOC_QP_OP_ERR;
+		for (i = 0; i < wqe->dma.num_sge; i++)
+			length += wqe->dma.sge[i].length;
+	}
+	if (opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		/* the original value lands in the first 8 bytes */
+		if (wqe->dma.num_sge != 1 || wqe->dma.sge[0].length < 8)
+			return IB_WC_LOC_QP_OP_ERR;
+		length = 8;
+	}
+	if (length > VMLX_MAX_MSG_SIZE)
+		return IB_WC_LOC_LEN_ERR;
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
+	return IB_WC_SUCCESS;
+}
+
+/**
+ * vmlx_post_send() - the post_send verb
  * @ibqp: the QP
- * @wr: the chain of WRs
+ * @wr: the chain of WRs; for a user QP, NULL: the doorbell
  * @bad_wr: set to the first WR not posted
  *
- * Return: 0, -EINVAL for a bad WR or a QP that cannot send, -ENOMEM when
- * the send queue is full.
+ * Return: 0, -EINVAL for a bad WR or a QP that cannot send (or WRs for a
+ * user QP, whose WQEs are in its ring), -ENOMEM when the send queue is
+ * full.
  */
 int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr)
@@ -910,6 +1078,15 @@ int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int ret = 0;
 
+	if (vmlx_queue_is_user(&qp->sq.q)) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		/* the work item reads the ring, in whatever state */
+		vmlx_qp_kick(qp);
+		return 0;
+	}
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_RTR) {
 		*bad_wr = wr;
@@ -934,19 +1111,31 @@ int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 }
 
 /**
- * vmlx_post_recv() - the post_recv verb, for kernel consumers
+ * vmlx_post_recv() - the post_recv verb
  * @ibqp: the QP
- * @wr: the chain of WRs
+ * @wr: the chain of WRs; for a user QP, NULL (the responder reads the
+ *	ring when a message comes)
  * @bad_wr: set to the first WR not posted
  *
- * Return: 0, -EINVAL for a bad WR, a QP with an SRQ or in RESET,
- * -ENOMEM when the receive queue is full.
+ * Return: 0, -EINVAL for a bad WR, a QP with an SRQ or in RESET (or WRs
+ * for a user QP), -ENOMEM when the receive queue is full.
  */
 int vmlx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr)
 {
 	struct vmlx_qp *qp = to_vqp(ibqp);
 	int ret;
+
+	if (vmlx_queue_is_user(&qp->sq.q)) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		/* in ERR, what was posted is flushed */
+		if (READ_ONCE(qp->state) == IB_QPS_ERR)
+			vmlx_qp_kick(qp);
+		return 0;
+	}
 
 	if (qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;

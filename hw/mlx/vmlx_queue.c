@@ -44,12 +44,44 @@ int vmlx_queue_init(struct vmlx_queue *q, u32 *num_elem, size_t elem_size)
 }
 
 /**
+ * vmlx_queue_share() - offer a ring to the current process for mmap
+ * @q: the ring, just initialised
+ * @vdev: the HCA
+ * @mi: filled in with where the process finds it
+ *
+ * From now on the ring's mmap entry owns the buffer, which lives until
+ * both vmlx_queue_cleanup() and the last munmap() have happened.
+ *
+ * Return: 0, or a negative errno; the buffer is gone then, but
+ * vmlx_queue_cleanup() may still be called.
+ */
+int vmlx_queue_share(struct vmlx_queue *q, struct vmlx_dev *vdev,
+		     struct mminfo *mi)
+{
+	struct vmlx_mmap *m;
+
+	m = vmlx_mmap_add(vdev, q->buf, q->buf_size, mi);
+	if (IS_ERR(m)) {
+		q->buf = NULL;
+		return PTR_ERR(m);
+	}
+	q->mmap = m;
+	return 0;
+}
+
+/**
  * vmlx_queue_cleanup() - free a ring
  * @q: the ring
+ *
+ * The buffer of a ring offered for mmap stays while a process maps it.
  */
 void vmlx_queue_cleanup(struct vmlx_queue *q)
 {
-	vfree(q->buf);
+	if (q->mmap)
+		vmlx_mmap_remove(q->mmap);
+	else
+		vfree(q->buf);
+	q->mmap = NULL;
 	q->buf = NULL;
 }
 

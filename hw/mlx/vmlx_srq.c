@@ -8,9 +8,44 @@
  * disarmed and its event handler hears of IB_EVENT_SRQ_LIMIT_REACHED.
  * The limit is one word changed with cmpxchg(), so that of several
  * responders crossing it together exactly one raises the event, and
- * re-arming races with none of them.  Only kernel SRQs exist so far.
+ * re-arming races with none of them.
+ *
+ * A user SRQ's ring is mapped into its process, which writes the WQEs and
+ * the producer index; vmlx_rq_pop() copies and sanitises each WQE.  It
+ * also gets a number (struct rxe_create_srq_resp.srq_num).
  */
+#include <linux/uaccess.h>
+
 #include "vmlx.h"
+
+/* Number a user SRQ and offer its ring to its process. */
+static int vmlx_srq_share(struct vmlx_srq *srq, struct ib_udata *udata)
+{
+	struct vmlx_dev *vdev = to_vmlx(srq->ibsrq.device);
+	struct rxe_create_srq_resp resp = {};
+	int ret;
+
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	ret = xa_alloc(&vdev->srqs, &srq->srq_num, srq,
+		       XA_LIMIT(1, VMLX_MAX_SRQ), GFP_KERNEL);
+	if (ret < 0)
+		return ret == -EBUSY ? -ENOMEM : ret;
+	resp.srq_num = srq->srq_num;
+	ret = vmlx_queue_share(&srq->rq.q, vdev, &resp.mi);
+	if (ret)
+		return ret;
+	if (copy_to_user(udata->outbuf, &resp, sizeof(resp)))
+		return -EFAULT;
+	return 0;
+}
+
+static void vmlx_srq_unshare(struct vmlx_srq *srq)
+{
+	if (srq->srq_num)
+		xa_erase(&to_vmlx(srq->ibsrq.device)->srqs, srq->srq_num);
+	srq->srq_num = 0;
+}
 
 int vmlx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		    struct ib_udata *udata)
@@ -22,9 +57,6 @@ int vmlx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u32 max_sge = attr->max_sge;
 	int ret;
 
-	/* user SRQs come with uverbs */
-	if (udata)
-		return -EOPNOTSUPP;
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 	if (max_wr < 1 || max_wr > VMLX_MAX_QP_WR ||
@@ -37,12 +69,21 @@ int vmlx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	ret = vmlx_rq_init(&srq->rq, &max_wr, &max_sge);
 	if (ret)
 		goto err_count;
+	srq->srq_num = 0;
+	if (udata) {
+		ret = vmlx_srq_share(srq, udata);
+		if (ret)
+			goto err_rq;
+	}
 	/* a limit given at creation arms the SRQ, as ib_modify_srq() would */
 	srq->limit = attr->srq_limit;
 	attr->max_wr = max_wr;
 	attr->max_sge = max_sge;
 	return 0;
 
+err_rq:
+	vmlx_srq_unshare(srq);
+	vmlx_rq_cleanup(&srq->rq);
 err_count:
 	atomic_dec(&vdev->num_srqs);
 	return ret;
@@ -53,12 +94,12 @@ int vmlx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 {
 	struct vmlx_srq *srq = to_vsrq(ibsrq);
 
-	if (udata)
-		return -EOPNOTSUPP;
 	/*
 	 * Resizing would mean moving posted WQEs to a new ring while
 	 * responders take from the old one; no kernel user needs it, so it
-	 * is not offered (max_srq_wr is the only size anyway).
+	 * is not offered (max_srq_wr is the only size anyway).  For a user SRQ
+	 * the udata would hold struct rxe_modify_srq_cmd, only read when
+	 * resizing.
 	 */
 	if (mask & IB_SRQ_MAX_WR)
 		return -EOPNOTSUPP;
@@ -84,6 +125,7 @@ int vmlx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct vmlx_srq *srq = to_vsrq(ibsrq);
 
+	vmlx_srq_unshare(srq);
 	vmlx_rq_cleanup(&srq->rq);
 	atomic_dec(&to_vmlx(ibsrq->device)->num_srqs);
 	return 0;

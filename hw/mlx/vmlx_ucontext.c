@@ -5,7 +5,9 @@
  * librxe's GET_CONTEXT carries no driver data in either direction, so a
  * context has nothing to set up yet: the core allocates and tracks it.
  * Driver data userspace sends anyway is ignored, as the soft-RoCE driver
- * does.  User PDs need nothing either: vmlx_alloc_pd() ignores its udata.
+ * does.  The rings a process maps are not filed under its context but
+ * under the HCA (vmlx_mmap.c), and uverbs destroys every object of a
+ * context, taking their rings' entries with them, before the context.
  */
 #include "vmlx.h"
 

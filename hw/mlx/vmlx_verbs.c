@@ -176,6 +176,7 @@ const struct ib_device_ops vmlx_dev_ops = {
 
 	.alloc_ucontext = vmlx_alloc_ucontext,
 	.dealloc_ucontext = vmlx_dealloc_ucontext,
+	.mmap = vmlx_mmap,
 	.alloc_pd = vmlx_alloc_pd,
 	.dealloc_pd = vmlx_dealloc_pd,
 	.create_ah = vmlx_create_ah,
@@ -184,6 +185,7 @@ const struct ib_device_ops vmlx_dev_ops = {
 	.get_dma_mr = vmlx_get_dma_mr,
 	.alloc_mr = vmlx_alloc_mr,
 	.map_mr_sg = vmlx_map_mr_sg,
+	.reg_user_mr = vmlx_reg_user_mr,
 	.dereg_mr = vmlx_dereg_mr,
 	.create_cq = vmlx_create_cq,
 	.destroy_cq = vmlx_destroy_cq,

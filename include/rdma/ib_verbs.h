@@ -1751,6 +1751,29 @@ void ib_dealloc_ucontext(struct ib_ucontext *uctx);
 struct ib_pd *ib_alloc_pd_user(struct ib_ucontext *uctx,
 			       struct ib_uobject *uobject,
 			       struct ib_udata *udata);
+struct ib_cq *ib_create_cq_user(struct ib_ucontext *uctx,
+				struct ib_uobject *uobject,
+				const struct ib_cq_init_attr *cq_attr,
+				ib_comp_handler comp_handler,
+				void (*event_handler)(struct ib_event *, void *),
+				void *cq_context, struct ib_udata *udata);
+struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_uobject *uobject,
+				  struct ib_srq_init_attr *srq_init_attr,
+				  struct ib_udata *udata);
+int ib_modify_srq_user(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
+		       enum ib_srq_attr_mask srq_attr_mask,
+		       struct ib_udata *udata);
+struct ib_qp *ib_create_qp_user(struct ib_pd *pd, struct ib_uobject *uobject,
+				struct ib_qp_init_attr *qp_init_attr,
+				struct ib_udata *udata);
+int ib_modify_qp_user(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
+		      int qp_attr_mask, struct ib_udata *udata);
+struct ib_ah *rdma_create_ah_user(struct ib_pd *pd, struct ib_uobject *uobject,
+				  struct rdma_ah_attr *ah_attr,
+				  struct ib_udata *udata);
+struct ib_mr *ib_reg_user_mr(struct ib_pd *pd, struct ib_uobject *uobject,
+			     u64 start, u64 length, u64 virt_addr, int access,
+			     struct ib_udata *udata);
 
 /**
  * ib_dealloc_pd - free a kernel protection domain

@@ -128,7 +128,7 @@ for _ in $(seq 100); do
 	[[ -e $run/ready ]] && break
 	sleep 0.1
 done
-tap_ok "$([[ -e $run/ready ]]; echo $?)" "holder has a context and a PD"
+tap_ok "$([[ -e $run/ready ]]; echo $?)" "holder has a context, a PD, a CQ, a QP, an MR, an AH, an SRQ"
 tap_check "rmmod vmlx with uverbs0 held open" timeout 60 rmmod vmlx
 tap_is "uverbs devices gone" "$(ls $uv | grep -c uverbs)" 0
 tap_ok "$([[ ! -e /dev/infiniband/uverbs0 ]]; echo $?)" \

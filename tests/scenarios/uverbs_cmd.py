@@ -4,7 +4,8 @@
 # Raw write() commands against /dev/infiniband/uverbsN, for the
 # uverbs-devinfo scenario: the values of GET_CONTEXT, QUERY_DEVICE,
 # EX QUERY_DEVICE, QUERY_PORT and ALLOC_PD, and the errno of every kind of
-# bad input.  Prints one line per check, "PASS <what>" or
+# bad input, also for the Stage B commands (MRs, completion channels, CQs,
+# QPs, AHs, SRQs, doorbells, mmap).  Prints one line per check, "PASS <what>" or
 # "FAIL <what>: <detail>", which the scenario turns into TAP.
 #
 #   uverbs_cmd.py abi DEV IBDEV LID   values and bad input
@@ -21,7 +22,12 @@ import sys
 import time
 
 GET_CONTEXT, QUERY_DEVICE, QUERY_PORT, ALLOC_PD, DEALLOC_PD = 0, 1, 2, 3, 4
-CREATE_CQ = 18
+ALLOC_MW = 14
+CREATE_AH, DESTROY_AH, REG_MR, DEREG_MR = 5, 8, 9, 13
+CREATE_COMP_CHANNEL, CREATE_CQ, DESTROY_CQ, REQ_NOTIFY_CQ = 17, 18, 20, 23
+CREATE_QP, QUERY_QP, MODIFY_QP, DESTROY_QP, POST_SEND = 24, 25, 26, 27, 28
+CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ = 32, 33, 34, 35
+ACCESS_LOCAL_WRITE, ACCESS_REMOTE_WRITE, ACCESS_ON_DEMAND = 1, 2, 0x40
 EXTENDED = 0x80000000
 RDMA_VERBS_IOCTL = 0xC0181B01
 
@@ -128,6 +134,299 @@ def ex_query_device(fd, out_words=38, resp_addr=None, prov_in=0,
     return write(fd, data), resp.raw()
 
 
+def create_comp_channel(fd, resp_addr=None):
+    resp = Buf(4, 0xff)
+    addr = resp.addr if resp_addr is None else resp_addr
+    e = write(fd, hdr(CREATE_COMP_CHANNEL, 4, 1) + struct.pack("<Q", addr))
+    return e, struct.unpack("<I", resp.raw())[0]
+
+
+def create_cq(fd, cqe=16, vector=0, channel=-1, user_handle=0x1234):
+    """CREATE_CQ with room for the rxe driver response (16 bytes)."""
+    resp = Buf(24)
+    e = write(fd, hdr(CREATE_CQ, 10, 6) +
+              struct.pack("<QQIIiI", resp.addr, user_handle, cqe, vector,
+                          channel, 0))
+    return e, struct.unpack_from("<I", resp.raw())[0]
+
+
+def destroy_cq(fd, handle):
+    resp = Buf(8, 0xff)
+    e = write(fd, hdr(DESTROY_CQ, 6, 2) +
+              struct.pack("<QII", resp.addr, handle, 0))
+    return e, struct.unpack("<II", resp.raw())
+
+
+def req_notify_cq(fd, handle, solicited=0):
+    return write(fd, hdr(REQ_NOTIFY_CQ, 4, 0) +
+                 struct.pack("<II", handle, solicited))
+
+
+def reg_mr(fd, pd, start, length, hca_va=None, access=ACCESS_LOCAL_WRITE):
+    resp = Buf(12)
+    hca_va = start if hca_va is None else hca_va
+    e = write(fd, hdr(REG_MR, 12, 3) +
+              struct.pack("<QQQQII", resp.addr, start, length, hca_va, pd,
+                          access))
+    return e, struct.unpack("<III", resp.raw())
+
+
+def create_qp(fd, pd, scq, rcq, srq=0, is_srq=0, qp_type=2):
+    resp = Buf(64)
+    e = write(fd, hdr(CREATE_QP, 16, 16) +
+              struct.pack("<QQIIIIIIIIIBBBB", resp.addr, 0x5678, pd, scq,
+                          rcq, srq, 8, 8, 1, 1, 0, 0, qp_type, is_srq, 0))
+    return e, struct.unpack_from("<II", resp.raw())
+
+
+def modify_qp(fd, handle, mask=1, state=1):
+    return write(fd, hdr(MODIFY_QP, 30, 0) + bytes(64) +
+                 struct.pack("<II", handle, mask) + bytes(24) +
+                 struct.pack("<B", state) + bytes(15))
+
+
+def query_qp(fd, handle):
+    return write(fd, hdr(QUERY_QP, 6, 32) +
+                 struct.pack("<QII", Buf(128).addr, handle, 0))
+
+
+def destroy_qp(fd, handle):
+    return write(fd, hdr(DESTROY_QP, 6, 1) +
+                 struct.pack("<QII", Buf(4).addr, handle, 0))
+
+
+def post_send(fd, handle, wr_count=0, sge_count=0, wqe_size=128, extra=b""):
+    return write(fd, hdr(POST_SEND, 8 + len(extra) // 4, 1) +
+                 struct.pack("<QIIII", Buf(4).addr, handle, wr_count,
+                             sge_count, wqe_size) + extra)
+
+
+def create_ah(fd, pd, port=1, dlid=1):
+    resp = Buf(12)
+    e = write(fd, hdr(CREATE_AH, 16, 3) +
+              struct.pack("<QQII", resp.addr, 0x9abc, pd, 0) + bytes(24) +
+              struct.pack("<HBBBBBB", dlid, 0, 0, 0, 0, port, 0))
+    return e, struct.unpack("<III", resp.raw())
+
+
+def create_srq(fd, pd, max_wr=16, max_sge=1):
+    resp = Buf(40)
+    e = write(fd, hdr(CREATE_SRQ, 10, 10) +
+              struct.pack("<QQIIII", resp.addr, 0xdef0, pd, max_wr, max_sge,
+                          0))
+    return e, struct.unpack_from("<I", resp.raw())[0]
+
+
+def ex_create_cq(fd, cqe=16, comp_mask=0, flags=0, reserved=0):
+    """EX CREATE_CQ with room for the rxe driver response (16 bytes)."""
+    resp = Buf(32)
+    e = write(fd, hdr(CREATE_CQ | EXTENDED, 4, 2) + ex_hdr(resp.addr, 0, 2) +
+              struct.pack("<QIIiIII", 0x4321, cqe, 0, -1, comp_mask, flags,
+                          reserved))
+    return e, struct.unpack_from("<IIII", resp.raw())
+
+
+def ex_modify_qp(fd, handle, mask):
+    return write(fd, hdr(MODIFY_QP | EXTENDED, 15, 0) + ex_hdr(0) +
+                 bytes(64) + struct.pack("<II", handle, mask) + bytes(48))
+
+
+def handle_cmd(fd, cmd, in_words, out_words, handle, resp_size=0):
+    """A command whose request is (response,) handle, reserved."""
+    if out_words or resp_size:
+        data = struct.pack("<QII", Buf(max(resp_size, 8)).addr, handle, 0)
+    else:
+        data = struct.pack("<I", handle)
+    data += bytes(in_words * 4 - 8 - len(data))
+    return write(fd, hdr(cmd, in_words, out_words) + data)
+
+
+def objects(fd, async_fd, pd):
+    """Stage B commands: bad input first, then what the driver supports."""
+    bogus = 12345
+    e, freed_pd = alloc_pd(fd)
+    expect("ALLOC_PD (to be freed)", e, 0)
+    expect("DEALLOC_PD (to have a freed handle)", dealloc_pd(fd, freed_pd), 0)
+    buf = Buf(8192)
+    page = (buf.addr + 4095) & ~4095
+
+    # --- completion channels -------------------------------------------
+    e, chan = create_comp_channel(fd)
+    expect("CREATE_COMP_CHANNEL", e, 0)
+    if not e:
+        flags = fcntl.fcntl(chan, fcntl.F_GETFD)
+        report(flags & fcntl.FD_CLOEXEC, "channel fd is close-on-exec",
+               "flags %#x" % flags)
+        fl = fcntl.fcntl(chan, fcntl.F_GETFL)
+        fcntl.fcntl(chan, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+        try:
+            os.read(chan, 8)
+            report(False, "empty channel, non-blocking read", "read data")
+        except OSError as e:
+            expect("empty channel, non-blocking read", e.errno, errno.EAGAIN)
+        try:
+            os.read(chan, 4)
+            report(False, "channel read below one event", "read data")
+        except OSError as e:
+            expect("channel read below one event", e.errno, errno.EINVAL)
+    expect("CREATE_COMP_CHANNEL into NULL", create_comp_channel(fd, 0)[0],
+           errno.EFAULT)
+
+    # --- MRs: checks before the driver ----------------------------------
+    expect("REG_MR on a bogus PD handle",
+           reg_mr(fd, bogus, page, 4096)[0], errno.EINVAL)
+    expect("REG_MR on a freed PD handle",
+           reg_mr(fd, freed_pd, page, 4096)[0], errno.EINVAL)
+    expect("REG_MR with a huge length",
+           reg_mr(fd, pd, page, 1 << 62)[0], errno.EINVAL)
+    expect("REG_MR with a wrapping range",
+           reg_mr(fd, pd, page, (1 << 64) - 4096)[0], errno.EINVAL)
+    expect("REG_MR with length 0", reg_mr(fd, pd, page, 0)[0], errno.EINVAL)
+    expect("REG_MR remote write without local write",
+           reg_mr(fd, pd, page, 4096, access=ACCESS_REMOTE_WRITE)[0],
+           errno.EINVAL)
+    expect("REG_MR unknown access bit",
+           reg_mr(fd, pd, page, 4096, access=0x80000000)[0], errno.EINVAL)
+    expect("REG_MR on-demand paging",
+           reg_mr(fd, pd, page, 4096,
+                  access=ACCESS_LOCAL_WRITE | ACCESS_ON_DEMAND)[0],
+           errno.EINVAL)
+    expect("REG_MR start and hca_va at different page offsets",
+           reg_mr(fd, pd, page, 4096, hca_va=page + 8)[0], errno.EINVAL)
+    expect("DEREG_MR of a bogus handle", handle_cmd(fd, DEREG_MR, 3, 0, bogus),
+           errno.ENOENT)
+
+    # --- CQs: checks before the driver ----------------------------------
+    expect("CREATE_CQ on a bogus channel fd",
+           create_cq(fd, channel=1000)[0], errno.EINVAL)
+    expect("CREATE_CQ on an fd that is no channel (the async fd)",
+           create_cq(fd, channel=async_fd)[0], errno.EINVAL)
+    expect("CREATE_CQ with 0 entries", create_cq(fd, cqe=0)[0], errno.EINVAL)
+    expect("CREATE_CQ with 2^31 entries", create_cq(fd, cqe=1 << 31)[0],
+           errno.EINVAL)
+    expect("CREATE_CQ on completion vector 999",
+           create_cq(fd, vector=999)[0], errno.EINVAL)
+    expect("DESTROY_CQ of a bogus handle", destroy_cq(fd, bogus)[0],
+           errno.ENOENT)
+    expect("REQ_NOTIFY_CQ of a bogus handle", req_notify_cq(fd, bogus),
+           errno.EINVAL)
+
+    # --- QPs, AHs, SRQs: checks before the driver -----------------------
+    expect("CREATE_QP on a bogus PD", create_qp(fd, bogus, 0, 0)[0],
+           errno.EINVAL)
+    expect("CREATE_QP on bogus CQs", create_qp(fd, pd, bogus, bogus)[0],
+           errno.EINVAL)
+    expect("CREATE_QP with a PD handle as CQ", create_qp(fd, pd, pd, pd)[0],
+           errno.EINVAL)
+    expect("MODIFY_QP of a bogus handle", modify_qp(fd, bogus),
+           errno.EINVAL)
+    expect("MODIFY_QP to state 7", modify_qp(fd, bogus, state=7),
+           errno.EINVAL)
+    expect("MODIFY_QP with mask bits beyond DEST_QPN",
+           modify_qp(fd, bogus, mask=1 << 25), errno.EOPNOTSUPP)
+    expect("QUERY_QP of a bogus handle", query_qp(fd, bogus), errno.EINVAL)
+    expect("DESTROY_QP of a bogus handle", destroy_qp(fd, bogus),
+           errno.ENOENT)
+    expect("POST_SEND on a bogus QP", post_send(fd, bogus), errno.EINVAL)
+    expect("POST_SEND carrying a work request",
+           post_send(fd, 0, wr_count=1, extra=bytes(128)), errno.EINVAL)
+    expect("POST_SEND with a tiny wqe_size", post_send(fd, 0, wqe_size=4),
+           errno.EINVAL)
+    expect("CREATE_AH on port 0", create_ah(fd, pd, port=0)[0], errno.EINVAL)
+    expect("CREATE_AH on port 2", create_ah(fd, pd, port=2)[0], errno.EINVAL)
+    expect("CREATE_AH on a bogus PD", create_ah(fd, bogus)[0], errno.EINVAL)
+    expect("DESTROY_AH of a bogus handle",
+           handle_cmd(fd, DESTROY_AH, 3, 0, bogus), errno.ENOENT)
+    expect("CREATE_SRQ on a bogus PD", create_srq(fd, bogus)[0],
+           errno.EINVAL)
+    expect("MODIFY_SRQ of a bogus handle",
+           write(fd, hdr(MODIFY_SRQ, 6, 0) +
+                 struct.pack("<IIII", bogus, 2, 0, 1)), errno.EINVAL)
+    expect("QUERY_SRQ of a bogus handle",
+           handle_cmd(fd, QUERY_SRQ, 6, 4, bogus, 16), errno.EINVAL)
+    expect("DESTROY_SRQ of a bogus handle",
+           handle_cmd(fd, DESTROY_SRQ, 6, 1, bogus, 4), errno.ENOENT)
+
+    expect("EX CREATE_CQ with a comp_mask", ex_create_cq(fd, comp_mask=1)[0],
+           errno.EINVAL)
+    expect("EX CREATE_CQ with reserved bits",
+           ex_create_cq(fd, reserved=1)[0], errno.EINVAL)
+    expect("EX CREATE_CQ with flags", ex_create_cq(fd, flags=1)[0],
+           errno.EOPNOTSUPP)
+    expect("EX MODIFY_QP with mask bits beyond RATE_LIMIT",
+           ex_modify_qp(fd, bogus, 1 << 26), errno.EOPNOTSUPP)
+    expect("EX MODIFY_QP of a bogus handle", ex_modify_qp(fd, bogus, 1),
+           errno.EINVAL)
+
+    # --- with the driver's support for user objects ---------------------
+    e, cq = create_cq(fd, channel=chan if chan < 0x80000000 else -1)
+    if e:
+        print("# CREATE_CQ: %s; the driver does not take user CQs yet, "
+              "skipping the checks on live objects" % name(e))
+        return
+    e, r = ex_create_cq(fd)
+    expect("EX CREATE_CQ", e, 0)
+    if not e:
+        report(r[3] == 16, "EX CREATE_CQ response_length 16", str(r[3]))
+        expect("DESTROY_CQ of the EX CQ", destroy_cq(fd, r[0])[0], 0)
+    expect("REQ_NOTIFY_CQ", req_notify_cq(fd, cq), 0)
+    expect("DEALLOC_PD of a CQ handle (wrong type)", dealloc_pd(fd, cq),
+           errno.EINVAL)
+    expect("REG_MR with a CQ handle as PD",
+           reg_mr(fd, cq, page, 4096)[0], errno.EINVAL)
+    e, qp = create_qp(fd, pd, cq, cq)
+    expect("CREATE_QP (RC)", e, 0)
+    if not e:
+        expect("DESTROY_CQ of a CQ a QP uses", destroy_cq(fd, cq)[0],
+               errno.EBUSY)
+        expect("DEALLOC_PD of a PD a QP uses", dealloc_pd(fd, pd),
+               errno.EBUSY)
+        expect("QUERY_QP", query_qp(fd, qp[0]), 0)
+        expect("MODIFY_QP RESET->RTS refused",
+               modify_qp(fd, qp[0], state=3), errno.EINVAL)
+        expect("MODIFY_QP RESET->INIT without its attributes refused",
+               modify_qp(fd, qp[0], state=1), errno.EINVAL)
+        expect("DESTROY_QP", destroy_qp(fd, qp[0]), 0)
+        expect("DESTROY_QP of a freed handle", destroy_qp(fd, qp[0]),
+               errno.ENOENT)
+    e, (cq_events, async_events) = destroy_cq(fd, cq)
+    expect("DESTROY_CQ", e, 0)
+    report(cq_events == 0 and async_events == 0,
+           "DESTROY_CQ reports no events delivered",
+           "%d %d" % (cq_events, async_events))
+    expect("DESTROY_CQ of a freed handle", destroy_cq(fd, cq)[0],
+           errno.ENOENT)
+    expect("REQ_NOTIFY_CQ of a freed handle", req_notify_cq(fd, cq),
+           errno.EINVAL)
+
+    e, mr = reg_mr(fd, pd, page, 4096)
+    expect("REG_MR of 4 KiB", e, 0)
+    if not e:
+        expect("DEALLOC_PD of a PD an MR uses", dealloc_pd(fd, pd),
+               errno.EBUSY)
+        expect("DEREG_MR", handle_cmd(fd, DEREG_MR, 3, 0, mr[0]), 0)
+        expect("DEREG_MR of a freed handle",
+               handle_cmd(fd, DEREG_MR, 3, 0, mr[0]), errno.ENOENT)
+    expect("REG_MR of unmapped memory", reg_mr(fd, pd, 0x10000, 4096)[0],
+           errno.EFAULT)
+    e, ah = create_ah(fd, pd)
+    expect("CREATE_AH", e, 0)
+    if not e:
+        report(ah[1] != 0, "CREATE_AH ah_num is not 0", str(ah[1]))
+        expect("DESTROY_AH", handle_cmd(fd, DESTROY_AH, 3, 0, ah[0]), 0)
+        expect("DESTROY_AH of a freed handle",
+               handle_cmd(fd, DESTROY_AH, 3, 0, ah[0]), errno.ENOENT)
+    e, srq = create_srq(fd, pd)
+    expect("CREATE_SRQ", e, 0)
+    if not e:
+        expect("QUERY_SRQ", handle_cmd(fd, QUERY_SRQ, 6, 4, srq, 16), 0)
+        expect("DESTROY_SRQ", handle_cmd(fd, DESTROY_SRQ, 6, 1, srq, 4), 0)
+        expect("DESTROY_SRQ of a freed handle",
+               handle_cmd(fd, DESTROY_SRQ, 6, 1, srq, 4), errno.ENOENT)
+    if chan < 0x80000000:
+        os.close(chan)
+
+
 def sysfs(path):
     with open(path) as f:
         return f.read().strip()
@@ -144,8 +443,8 @@ def abi(dev, ibdev, lid):
            write(fd, hdr(QUERY_PORT, 4, 10) + bytes(8)), errno.ENOSPC)
     expect("unknown command number 200",
            write(fd, hdr(200, 2, 0)), errno.EOPNOTSUPP)
-    expect("known but unimplemented command (CREATE_CQ)",
-           write(fd, hdr(CREATE_CQ, 10, 6) + bytes(32)), errno.EOPNOTSUPP)
+    expect("known but unimplemented command (ALLOC_MW)",
+           write(fd, hdr(ALLOC_MW, 6, 2) + bytes(16)), errno.EOPNOTSUPP)
     expect("unknown extended command",
            write(fd, hdr(50 | EXTENDED, 0, 0) + ex_hdr(0)), errno.EOPNOTSUPP)
     expect("command flag bits other than EXTENDED",
@@ -155,6 +454,9 @@ def abi(dev, ibdev, lid):
            errno.EINVAL)
     expect("ALLOC_PD before GET_CONTEXT", alloc_pd(fd)[0], errno.EINVAL)
     expect("DEALLOC_PD before GET_CONTEXT", dealloc_pd(fd, 0), errno.ENOENT)
+    expect("CREATE_COMP_CHANNEL before GET_CONTEXT",
+           create_comp_channel(fd)[0], errno.EINVAL)
+    expect("CREATE_CQ before GET_CONTEXT", create_cq(fd)[0], errno.EINVAL)
     try:
         fcntl.ioctl(fd, RDMA_VERBS_IOCTL, bytearray(24))
         report(False, "RDMA_VERBS_IOCTL is ENOTTY", "ioctl succeeded")
@@ -316,12 +618,21 @@ def abi(dev, ibdev, lid):
     expect("DEALLOC_PD with a truncated request",
            write(fd, hdr(DEALLOC_PD, 2, 0)), errno.ENOSPC)
 
+    objects(fd, async_fd, h0)
+
     # --- mmap ------------------------------------------------------------
     try:
         mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         report(False, "mmap without a driver queue fails", "succeeded")
     except OSError as e:
         report(True, "mmap without a driver queue fails (%s)" %
+               errno.errorcode.get(e.errno, e.errno))
+    try:
+        mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE,
+                  offset=0x7fff0000)
+        report(False, "mmap of a bogus offset fails", "succeeded")
+    except OSError as e:
+        report(True, "mmap of a bogus offset fails (%s)" %
                errno.errorcode.get(e.errno, e.errno))
 
     # PDs h0, h2, h3 are left for close to free
@@ -384,6 +695,19 @@ def hold(dev, ready, go):
     expect("holder: GET_CONTEXT", e, 0)
     e, h = alloc_pd(fd)
     expect("holder: ALLOC_PD", e, 0)
+    # objects the removal must destroy; no ring is mapped (that would pin
+    # the driver)
+    e, chan = create_comp_channel(fd)
+    expect("holder: CREATE_COMP_CHANNEL", e, 0)
+    e, cq = create_cq(fd, channel=chan)
+    expect("holder: CREATE_CQ", e, 0)
+    expect("holder: REQ_NOTIFY_CQ", req_notify_cq(fd, cq), 0)
+    expect("holder: CREATE_QP", create_qp(fd, h, cq, cq)[0], 0)
+    buf = Buf(8192)
+    expect("holder: REG_MR",
+           reg_mr(fd, h, (buf.addr + 4095) & ~4095, 4096)[0], 0)
+    expect("holder: CREATE_AH", create_ah(fd, h)[0], 0)
+    expect("holder: CREATE_SRQ", create_srq(fd, h)[0], 0)
     open(ready, "w").close()
     deadline = time.time() + 120
     while not os.path.exists(go) and time.time() < deadline:
@@ -395,6 +719,14 @@ def hold(dev, ready, go):
     expect("holder, device gone: ALLOC_PD", alloc_pd(fd)[0], errno.EIO)
     expect("holder, device gone: DEALLOC_PD", dealloc_pd(fd, h), errno.EIO)
     expect("holder, device gone: GET_CONTEXT", get_context(fd)[0], errno.EIO)
+    expect("holder, device gone: DESTROY_CQ", destroy_cq(fd, cq)[0],
+           errno.EIO)
+    try:
+        os.read(chan, 8)
+        report(False, "holder, device gone: channel read", "read data")
+    except OSError as e:
+        expect("holder, device gone: channel read", e.errno, errno.EIO)
+    os.close(chan)
     try:
         os.read(async_fd, 16)
         report(False, "holder, device gone: async fd read", "read data")

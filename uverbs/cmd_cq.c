@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Commands on completion channels and CQs.
+ *
+ * A completion channel is a file (see event.c), not a handle; CREATE_CQ
+ * names it by descriptor and the CQ keeps a reference to it.  The CQ's
+ * completion handler queues one event on the channel each time the
+ * driver fires it after REQ_NOTIFY_CQ; its event handler queues async
+ * events.  DESTROY_CQ reports how many of each were read, having taken
+ * back those that were not.
+ */
+#include <linux/file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "uverbs.h"
+
+static void uverbs_cq_comp_handler(struct ib_cq *cq, void *cq_context)
+{
+	ib_uverbs_comp_event(cq_context);
+}
+
+static void uverbs_cq_event_handler(struct ib_event *event, void *context)
+{
+	struct ib_ucq_object *ucq = context;
+
+	ib_uverbs_object_event(&ucq->uevent, event->event);
+}
+
+static int uverbs_free_cq(struct ib_uobject *uobj,
+			  enum uverbs_remove_reason why,
+			  struct ib_udata *udata)
+{
+	struct ib_ucq_object *ucq =
+		container_of(uobj, struct ib_ucq_object, uevent.uobject);
+	int ret;
+
+	/* -EBUSY while a QP or SRQ uses it */
+	ret = ib_destroy_cq_user(uobj->object, udata);
+	if (ret)
+		return ret;
+	/* no handler runs any more: the counters become final */
+	ib_uverbs_cq_forget_events(ucq);
+	ib_uverbs_object_forget_events(&ucq->uevent);
+	if (ucq->comp_file) {
+		ib_uverbs_comp_file_put(ucq->comp_file);
+		ucq->comp_file = NULL;
+	}
+	return 0;
+}
+
+const struct uverbs_obj_type uverbs_type_cq = {
+	.name = "CQ",
+	.obj_size = sizeof(struct ib_ucq_object),
+	.destroy = uverbs_free_cq,
+};
+
+/**
+ * uverbs_cmd_create_comp_channel - CREATE_COMP_CHANNEL: a new channel
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno.
+ */
+int uverbs_cmd_create_comp_channel(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_create_comp_channel_resp resp = {};
+	struct ib_uverbs_create_comp_channel cmd;
+	struct ib_uverbs_comp_file *comp_file;
+	struct file *filp;
+	int ret;
+	int fd;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (!uverbs_get_ucontext(ctx->ufile))
+		return -EINVAL;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	comp_file = ib_uverbs_alloc_comp_file(ctx->ufile, &filp);
+	if (IS_ERR(comp_file)) {
+		ret = PTR_ERR(comp_file);
+		goto err_fd;
+	}
+
+	resp.fd = fd;
+	ret = uverbs_response(ctx, &resp, sizeof(resp));
+	if (ret)
+		goto err_file;
+	fd_install(fd, filp);
+	return 0;
+
+err_file:
+	/* the release takes it off the file's list and frees it */
+	fput(filp);
+err_fd:
+	put_unused_fd(fd);
+	return ret;
+}
+
+/*
+ * CREATE_CQ and EX_CREATE_CQ.  @resp is the extended response, whose
+ * head is the legacy one; @resp_len says how much of it to write.
+ */
+static int uverbs_create_cq(struct uverbs_cmd_ctx *ctx,
+			    const struct ib_uverbs_ex_create_cq *cmd,
+			    struct ib_uverbs_ex_create_cq_resp *resp,
+			    size_t resp_len)
+{
+	struct ib_cq_init_attr attr = {};
+	struct ib_udata no_udata = {};
+	struct ib_ucq_object *ucq;
+	struct ib_uobject *uobj;
+	struct ib_cq *cq;
+	int ret;
+
+	uobj = uobj_alloc_begin(&uverbs_type_cq, ctx->ufile);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ucq = container_of(uobj, struct ib_ucq_object, uevent.uobject);
+	uobj->user_handle = cmd->user_handle;
+	INIT_LIST_HEAD(&ucq->uevent.event_list);
+	INIT_LIST_HEAD(&ucq->comp_list);
+
+	if (cmd->comp_channel >= 0) {
+		ucq->comp_file = ib_uverbs_comp_file_get(ctx->ufile,
+							 cmd->comp_channel);
+		if (IS_ERR(ucq->comp_file)) {
+			ret = PTR_ERR(ucq->comp_file);
+			ucq->comp_file = NULL;
+			goto err_abort;
+		}
+	}
+
+	attr.cqe = cmd->cqe;
+	attr.comp_vector = cmd->comp_vector;
+	attr.flags = cmd->flags;
+	cq = ib_create_cq_user(uobj->context, uobj, &attr,
+			       uverbs_cq_comp_handler, uverbs_cq_event_handler,
+			       ucq, &ctx->driver_udata);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
+		goto err_channel;
+	}
+	uobj->object = cq;
+
+	resp->base.cq_handle = uobj->id;
+	resp->base.cqe = cq->cqe;
+	resp->response_length = min(ctx->outlen, resp_len);
+	ret = uverbs_response(ctx, resp, resp_len);
+	if (ret)
+		goto err_cq;
+	uobj_alloc_commit(uobj);
+	return 0;
+
+err_cq:
+	WARN_ON(ib_destroy_cq_user(cq, &no_udata));
+	/* nobody could arm it: no event was queued */
+err_channel:
+	if (ucq->comp_file)
+		ib_uverbs_comp_file_put(ucq->comp_file);
+err_abort:
+	uobj_alloc_abort(uobj);
+	return ret;
+}
+
+/**
+ * uverbs_cmd_create_cq - CREATE_CQ
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno.
+ */
+int uverbs_cmd_create_cq(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_ex_create_cq_resp resp = {};
+	struct ib_uverbs_ex_create_cq ex = {};
+	struct ib_uverbs_create_cq cmd;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	ex.user_handle = cmd.user_handle;
+	ex.cqe = cmd.cqe;
+	ex.comp_vector = cmd.comp_vector;
+	ex.comp_channel = cmd.comp_channel;
+	return uverbs_create_cq(ctx, &ex, &resp, sizeof(resp.base));
+}
+
+/**
+ * uverbs_cmd_ex_create_cq - EX_CREATE_CQ
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno; -EINVAL for a comp_mask or reserved
+ * bits, -EOPNOTSUPP for flags (no timestamps, no overrun ignoring).
+ */
+int uverbs_cmd_ex_create_cq(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_ex_create_cq_resp resp = {};
+	struct ib_uverbs_ex_create_cq cmd;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.comp_mask || cmd.reserved)
+		return -EINVAL;
+	return uverbs_create_cq(ctx, &cmd, &resp, sizeof(resp));
+}
+
+/**
+ * uverbs_cmd_destroy_cq - DESTROY_CQ, with the events delivered
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno; -EBUSY while a QP or SRQ uses the CQ.
+ */
+int uverbs_cmd_destroy_cq(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_destroy_cq_resp resp = {};
+	struct ib_uverbs_destroy_cq cmd;
+	struct ib_ucq_object *ucq;
+	struct ib_uobject *uobj;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	uobj = uobj_get_destroy(&uverbs_type_cq, ctx->ufile, cmd.cq_handle);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = uobj_destroy_locked(uobj, &ctx->driver_udata);
+	if (!ret) {
+		ucq = container_of(uobj, struct ib_ucq_object, uevent.uobject);
+		resp.comp_events_reported = ucq->comp_events_reported;
+		resp.async_events_reported = ucq->uevent.events_reported;
+	}
+	uobj_put_destroy(uobj);
+	if (ret)
+		return ret;
+	return uverbs_response(ctx, &resp, sizeof(resp));
+}
+
+/**
+ * uverbs_cmd_req_notify_cq - REQ_NOTIFY_CQ: arm the completion event
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno.
+ */
+int uverbs_cmd_req_notify_cq(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_req_notify_cq cmd;
+	struct ib_uobject *uobj;
+	struct ib_cq *cq;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	uobj = uobj_get_read(&uverbs_type_cq, ctx->ufile, cmd.cq_handle);
+	if (IS_ERR(uobj))
+		return -EINVAL;
+	cq = uobj->object;
+	if (cq->device->ops->req_notify_cq) {
+		ret = cq->device->ops->req_notify_cq(cq, cmd.solicited_only ?
+						     IB_CQ_SOLICITED :
+						     IB_CQ_NEXT_COMP);
+		/* without REPORT_MISSED_EVENTS, a positive value is no error */
+		ret = min(ret, 0);
+	} else {
+		ret = -EOPNOTSUPP;
+	}
+	uobj_put_read(uobj);
+	return ret;
+}

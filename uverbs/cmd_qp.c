@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Commands on QPs and SRQs.
+ *
+ * Their event handlers queue async events on the context's async event
+ * file; DESTROY_QP and DESTROY_SRQ report how many were read.
+ *
+ * The post commands serve as doorbells only: ring-based providers (rxe)
+ * write work requests into the mmapped queue and then call POST_SEND with
+ * no work request, which makes the driver process the send queue.  Work
+ * requests carried in the command itself are not supported (-EINVAL).
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "uverbs.h"
+
+static void uverbs_uevent_handler(struct ib_event *event, void *context)
+{
+	ib_uverbs_object_event(context, event->event);
+}
+
+static int uverbs_free_qp(struct ib_uobject *uobj,
+			  enum uverbs_remove_reason why,
+			  struct ib_udata *udata)
+{
+	struct ib_uevent_object *uevent =
+		container_of(uobj, struct ib_uevent_object, uobject);
+	int ret;
+
+	ret = ib_destroy_qp_user(uobj->object, udata);
+	if (ret)
+		return ret;
+	ib_uverbs_object_forget_events(uevent);
+	return 0;
+}
+
+const struct uverbs_obj_type uverbs_type_qp = {
+	.name = "QP",
+	.obj_size = sizeof(struct ib_uevent_object),
+	.destroy = uverbs_free_qp,
+};
+
+static int uverbs_free_srq(struct ib_uobject *uobj,
+			   enum uverbs_remove_reason why,
+			   struct ib_udata *udata)
+{
+	struct ib_uevent_object *uevent =
+		container_of(uobj, struct ib_uevent_object, uobject);
+	int ret;
+
+	/* -EBUSY while a QP uses it */
+	ret = ib_destroy_srq_user(uobj->object, udata);
+	if (ret)
+		return ret;
+	ib_uverbs_object_forget_events(uevent);
+	return 0;
+}
+
+const struct uverbs_obj_type uverbs_type_srq = {
+	.name = "SRQ",
+	.obj_size = sizeof(struct ib_uevent_object),
+	.destroy = uverbs_free_srq,
+};
+
+/* Destroy an object of the uevent kind and report its async events. */
+static int uverbs_destroy_uevent(struct uverbs_cmd_ctx *ctx,
+				 const struct uverbs_obj_type *type, u32 id,
+				 u32 *events_reported)
+{
+	struct ib_uevent_object *uevent;
+	struct ib_uobject *uobj;
+	int ret;
+
+	uobj = uobj_get_destroy(type, ctx->ufile, id);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = uobj_destroy_locked(uobj, &ctx->driver_udata);
+	if (!ret) {
+		uevent = container_of(uobj, struct ib_uevent_object, uobject);
+		*events_reported = uevent->events_reported;
+	}
+	uobj_put_destroy(uobj);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queue pairs                                                         */
+/* ------------------------------------------------------------------ */
+
+/* CREATE_QP and EX_CREATE_QP; @resp's head is the legacy response. */
+static int uverbs_create_qp(struct uverbs_cmd_ctx *ctx,
+			    const struct ib_uverbs_ex_create_qp *cmd,
+			    struct ib_uverbs_ex_create_qp_resp *resp,
+			    size_t resp_len)
+{
+	struct ib_uobject *pd_uobj, *scq_uobj, *rcq_uobj, *srq_uobj = NULL;
+	struct ib_qp_init_attr attr = {};
+	struct ib_uevent_object *uevent;
+	struct ib_udata no_udata = {};
+	struct ib_uobject *uobj;
+	struct ib_qp *qp;
+	int ret;
+
+	uobj = uobj_alloc_begin(&uverbs_type_qp, ctx->ufile);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	uevent = container_of(uobj, struct ib_uevent_object, uobject);
+	uobj->user_handle = cmd->user_handle;
+	INIT_LIST_HEAD(&uevent->event_list);
+
+	/* upstream answers -EINVAL for every bad handle here */
+	ret = -EINVAL;
+	pd_uobj = uobj_get_read(&uverbs_type_pd, ctx->ufile, cmd->pd_handle);
+	if (IS_ERR(pd_uobj))
+		goto err_abort;
+	rcq_uobj = uobj_get_read(&uverbs_type_cq, ctx->ufile,
+				 cmd->recv_cq_handle);
+	if (IS_ERR(rcq_uobj))
+		goto err_pd;
+	scq_uobj = uobj_get_read(&uverbs_type_cq, ctx->ufile,
+				 cmd->send_cq_handle);
+	if (IS_ERR(scq_uobj))
+		goto err_rcq;
+	if (cmd->is_srq) {
+		srq_uobj = uobj_get_read(&uverbs_type_srq, ctx->ufile,
+					 cmd->srq_handle);
+		if (IS_ERR(srq_uobj)) {
+			srq_uobj = NULL;
+			goto err_scq;
+		}
+		attr.srq = srq_uobj->object;
+	}
+
+	attr.event_handler = uverbs_uevent_handler;
+	attr.qp_context = uevent;
+	attr.send_cq = scq_uobj->object;
+	attr.recv_cq = rcq_uobj->object;
+	attr.cap.max_send_wr = cmd->max_send_wr;
+	attr.cap.max_recv_wr = cmd->max_recv_wr;
+	attr.cap.max_send_sge = cmd->max_send_sge;
+	attr.cap.max_recv_sge = cmd->max_recv_sge;
+	attr.cap.max_inline_data = cmd->max_inline_data;
+	attr.sq_sig_type = cmd->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	attr.qp_type = cmd->qp_type;
+	attr.create_flags = cmd->create_flags;
+
+	qp = ib_create_qp_user(pd_uobj->object, uobj, &attr,
+			       &ctx->driver_udata);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+		goto err_srq;
+	}
+	uobj->object = qp;
+
+	resp->base.qp_handle = uobj->id;
+	resp->base.qpn = qp->qp_num;
+	resp->base.max_send_wr = attr.cap.max_send_wr;
+	resp->base.max_recv_wr = attr.cap.max_recv_wr;
+	resp->base.max_send_sge = attr.cap.max_send_sge;
+	resp->base.max_recv_sge = attr.cap.max_recv_sge;
+	resp->base.max_inline_data = attr.cap.max_inline_data;
+	resp->response_length = min(ctx->outlen, resp_len);
+	ret = uverbs_response(ctx, resp, resp_len);
+	if (ret)
+		goto err_qp;
+
+	if (srq_uobj)
+		uobj_put_read(srq_uobj);
+	uobj_put_read(scq_uobj);
+	uobj_put_read(rcq_uobj);
+	uobj_put_read(pd_uobj);
+	uobj_alloc_commit(uobj);
+	return 0;
+
+err_qp:
+	WARN_ON(ib_destroy_qp_user(qp, &no_udata));
+	/* it never reached a state that raises events */
+err_srq:
+	if (srq_uobj)
+		uobj_put_read(srq_uobj);
+err_scq:
+	uobj_put_read(scq_uobj);
+err_rcq:
+	uobj_put_read(rcq_uobj);
+err_pd:
+	uobj_put_read(pd_uobj);
+err_abort:
+	uobj_alloc_abort(uobj);
+	return ret;
+}
+
+/**
+ * uverbs_cmd_create_qp - CREATE_QP
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno; -EINVAL for bad handles.
+ */
+int uverbs_cmd_create_qp(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct ib_uverbs_ex_create_qp ex = {};
+	struct ib_uverbs_create_qp cmd;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	ex.user_handle = cmd.user_handle;
+	ex.pd_handle = cmd.pd_handle;
+	ex.send_cq_handle = cmd.send_cq_handle;
+	ex.recv_cq_handle = cmd.recv_cq_handle;
+	ex.srq_handle = cmd.srq_handle;
+	ex.max_send_wr = cmd.max_send_wr;
+	ex.max_recv_wr = cmd.max_recv_wr;
+	ex.max_send_sge = cmd.max_send_sge;
+	ex.max_recv_sge = cmd.max_recv_sge;
+	ex.max_inline_data = cmd.max_inline_data;
+	ex.sq_sig_all = cmd.sq_sig_all;
+	ex.qp_type = cmd.qp_type;
+	ex.is_srq = cmd.is_srq;
+	return uverbs_create_qp(ctx, &ex, &resp, sizeof(resp.base));
+}
+
+/**
+ * uverbs_cmd_ex_create_qp - EX_CREATE_QP
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno; -EINVAL for unknown comp_mask bits,
+ * -EOPNOTSUPP for an indirection table (no WQs here) or create flags.
+ */
+int uverbs_cmd_ex_create_qp(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct ib_uverbs_ex_create_qp cmd;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.comp_mask & ~IB_UVERBS_CREATE_QP_SUP_COMP_MASK)
+		return -EINVAL;
+	if (cmd.comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
+		return -EOPNOTSUPP;
+	return uverbs_create_qp(ctx, &cmd, &resp, sizeof(resp));
+}
+
+static void uverbs_dest_to_ah_attr(struct ib_device *ib_dev,
+				   struct rdma_ah_attr *ah,
+				   const struct ib_uverbs_qp_dest *dest)
+{
+	ah->type = RDMA_AH_ATTR_TYPE_IB;
+	if (rdma_is_port_valid(ib_dev, dest->port_num) &&
+	    rdma_port_get_link_layer(ib_dev, dest->port_num) ==
+	    IB_LINK_LAYER_ETHERNET)
+		ah->type = RDMA_AH_ATTR_TYPE_ROCE;
+	ah->dlid = dest->dlid;
+	ah->sl = dest->sl;
+	ah->src_path_bits = dest->src_path_bits;
+	ah->static_rate = dest->static_rate;
+	ah->port_num = dest->port_num;
+	if (dest->is_global) {
+		ah->ah_flags = IB_AH_GRH;
+		memcpy(ah->grh.dgid.raw, dest->dgid, sizeof(ah->grh.dgid));
+		ah->grh.flow_label = dest->flow_label;
+		ah->grh.sgid_index = dest->sgid_index;
+		ah->grh.hop_limit = dest->hop_limit;
+		ah->grh.traffic_class = dest->traffic_class;
+	}
+}
+
+static void uverbs_ah_attr_to_dest(struct ib_uverbs_qp_dest *dest,
+				   const struct rdma_ah_attr *ah)
+{
+	dest->dlid = ah->dlid;
+	dest->sl = ah->sl;
+	dest->src_path_bits = ah->src_path_bits;
+	dest->static_rate = ah->static_rate;
+	dest->port_num = ah->port_num;
+	dest->is_global = !!(ah->ah_flags & IB_AH_GRH);
+	if (dest->is_global) {
+		memcpy(dest->dgid, ah->grh.dgid.raw, sizeof(dest->dgid));
+		dest->flow_label = ah->grh.flow_label;
+		dest->sgid_index = ah->grh.sgid_index;
+		dest->hop_limit = ah->grh.hop_limit;
+		dest->traffic_class = ah->grh.traffic_class;
+	}
+}
+
+/* MODIFY_QP and EX_MODIFY_QP; @valid_mask: the attr_mask bits allowed */
+static int uverbs_modify_qp(struct uverbs_cmd_ctx *ctx,
+			    const struct ib_uverbs_ex_modify_qp *cmd,
+			    u32 valid_mask)
+{
+	const struct ib_uverbs_modify_qp *base = &cmd->base;
+	struct ib_uobject *uobj;
+	struct ib_qp_attr *attr;
+	struct ib_qp *qp;
+	int ret;
+
+	if (base->attr_mask & ~valid_mask)
+		return -EOPNOTSUPP;
+	if ((base->attr_mask & IB_QP_STATE && base->qp_state > IB_QPS_ERR) ||
+	    (base->attr_mask & IB_QP_CUR_STATE &&
+	     base->cur_qp_state > IB_QPS_ERR))
+		return -EINVAL;
+
+	uobj = uobj_get_read(&uverbs_type_qp, ctx->ufile, base->qp_handle);
+	if (IS_ERR(uobj))
+		return -EINVAL;
+	qp = uobj->object;
+
+	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
+	if (!attr) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	attr->qp_state = base->qp_state;
+	attr->cur_qp_state = base->cur_qp_state;
+	attr->path_mtu = base->path_mtu;
+	attr->path_mig_state = base->path_mig_state;
+	attr->qkey = base->qkey;
+	attr->rq_psn = base->rq_psn;
+	attr->sq_psn = base->sq_psn;
+	attr->dest_qp_num = base->dest_qp_num;
+	attr->qp_access_flags = base->qp_access_flags;
+	attr->pkey_index = base->pkey_index;
+	attr->alt_pkey_index = base->alt_pkey_index;
+	attr->en_sqd_async_notify = base->en_sqd_async_notify;
+	attr->max_rd_atomic = base->max_rd_atomic;
+	attr->max_dest_rd_atomic = base->max_dest_rd_atomic;
+	attr->min_rnr_timer = base->min_rnr_timer;
+	attr->port_num = base->port_num;
+	attr->timeout = base->timeout;
+	attr->retry_cnt = base->retry_cnt;
+	attr->rnr_retry = base->rnr_retry;
+	attr->alt_port_num = base->alt_port_num;
+	attr->alt_timeout = base->alt_timeout;
+	attr->rate_limit = cmd->rate_limit;
+	if (base->attr_mask & IB_QP_AV)
+		uverbs_dest_to_ah_attr(qp->device, &attr->ah_attr, &base->dest);
+	if (base->attr_mask & IB_QP_ALT_PATH)
+		uverbs_dest_to_ah_attr(qp->device, &attr->alt_ah_attr,
+				       &base->alt_dest);
+
+	/* the core checks the transition, ports and value ranges */
+	ret = ib_modify_qp_user(qp, attr, base->attr_mask,
+				&ctx->driver_udata);
+	kfree(attr);
+out_put:
+	uobj_put_read(uobj);
+	return ret;
+}
+
+/**
+ * uverbs_cmd_modify_qp - MODIFY_QP
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno; -EOPNOTSUPP for mask bits beyond
+ * IB_QP_DEST_QPN.
+ */
+int uverbs_cmd_modify_qp(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_ex_modify_qp cmd = {};
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd.base, sizeof(cmd.base));
+	if (ret)
+		return ret;
+	return uverbs_modify_qp(ctx, &cmd, (IB_QP_DEST_QPN << 1) - 1);
+}
+
+/**
+ * uverbs_cmd_ex_modify_qp - EX_MODIFY_QP
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno; -EOPNOTSUPP for mask bits beyond
+ * IB_QP_RATE_LIMIT.
+ */
+int uverbs_cmd_ex_modify_qp(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_ex_modify_qp_resp resp = {};
+	struct ib_uverbs_ex_modify_qp cmd;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.reserved)
+		return -EINVAL;
+	ret = uverbs_modify_qp(ctx, &cmd, (IB_QP_RATE_LIMIT << 1) - 1);
+	if (ret)
+		return ret;
+	if (!ctx->outlen)
+		return 0;
+	resp.response_length = min(ctx->outlen, sizeof(resp));
+	return uverbs_response(ctx, &resp, sizeof(resp));
+}
+
+/**
+ * uverbs_cmd_query_qp - QUERY_QP
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno.
+ */
+int uverbs_cmd_query_qp(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_query_qp_resp resp = {};
+	struct ib_qp_init_attr *init_attr;
+	struct ib_uverbs_query_qp cmd;
+	struct ib_uobject *uobj;
+	struct ib_qp_attr *attr;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
+	init_attr = kzalloc(sizeof(*init_attr), GFP_KERNEL);
+	if (!attr || !init_attr) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	uobj = uobj_get_read(&uverbs_type_qp, ctx->ufile, cmd.qp_handle);
+	if (IS_ERR(uobj)) {
+		ret = -EINVAL;
+		goto out_free;
+	}
+	ret = ib_query_qp(uobj->object, attr, cmd.attr_mask, init_attr);
+	uobj_put_read(uobj);
+	if (ret)
+		goto out_free;
+
+	uverbs_ah_attr_to_dest(&resp.dest, &attr->ah_attr);
+	uverbs_ah_attr_to_dest(&resp.alt_dest, &attr->alt_ah_attr);
+	resp.max_send_wr = init_attr->cap.max_send_wr;
+	resp.max_recv_wr = init_attr->cap.max_recv_wr;
+	resp.max_send_sge = init_attr->cap.max_send_sge;
+	resp.max_recv_sge = init_attr->cap.max_recv_sge;
+	resp.max_inline_data = init_attr->cap.max_inline_data;
+	resp.qkey = attr->qkey;
+	resp.rq_psn = attr->rq_psn;
+	resp.sq_psn = attr->sq_psn;
+	resp.dest_qp_num = attr->dest_qp_num;
+	resp.qp_access_flags = attr->qp_access_flags;
+	resp.pkey_index = attr->pkey_index;
+	resp.alt_pkey_index = attr->alt_pkey_index;
+	resp.qp_state = attr->qp_state;
+	resp.cur_qp_state = attr->cur_qp_state;
+	resp.path_mtu = attr->path_mtu;
+	resp.path_mig_state = attr->path_mig_state;
+	resp.sq_draining = attr->sq_draining;
+	resp.max_rd_atomic = attr->max_rd_atomic;
+	resp.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	resp.min_rnr_timer = attr->min_rnr_timer;
+	resp.port_num = attr->port_num;
+	resp.timeout = attr->timeout;
+	resp.retry_cnt = attr->retry_cnt;
+	resp.rnr_retry = attr->rnr_retry;
+	resp.alt_port_num = attr->alt_port_num;
+	resp.alt_timeout = attr->alt_timeout;
+	resp.sq_sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	ret = uverbs_response(ctx, &resp, sizeof(resp));
+out_free:
+	kfree(init_attr);
+	kfree(attr);
+	return ret;
+}
+
+/**
+ * uverbs_cmd_destroy_qp - DESTROY_QP, with the async events delivered
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno.
+ */
+int uverbs_cmd_destroy_qp(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	struct ib_uverbs_destroy_qp cmd;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	ret = uverbs_destroy_uevent(ctx, &uverbs_type_qp, cmd.qp_handle,
+				    &resp.events_reported);
+	if (ret)
+		return ret;
+	return uverbs_response(ctx, &resp, sizeof(resp));
+}
+
+/*
+ * The fixed part of the post commands, which all have this layout; work
+ * requests and scatter entries follow it.  Only the doorbell form (no
+ * work request, no scatter entry) is accepted.
+ */
+static int uverbs_post_request(struct uverbs_cmd_ctx *ctx,
+			       struct ib_uverbs_post_send *cmd,
+			       size_t min_wqe_size)
+{
+	if (copy_from_user(cmd, ctx->inbuf, sizeof(*cmd)))
+		return -EFAULT;
+	if (cmd->wqe_size < min_wqe_size)
+		return -EINVAL;
+	/* work requests in the command: not implemented */
+	if (cmd->wr_count || cmd->sge_count ||
+	    ctx->inlen != sizeof(*cmd))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * uverbs_cmd_post_send - POST_SEND: the send doorbell
+ * @ctx: the command
+ *
+ * The driver processes the QP's send queue ring.
+ *
+ * Return: 0 or a negative errno; -EINVAL for a command carrying work
+ * requests.
+ */
+int uverbs_cmd_post_send(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_post_send_resp resp = {};
+	const struct ib_send_wr *bad_wr = NULL;
+	struct ib_uverbs_post_send cmd;
+	struct ib_uobject *uobj;
+	struct ib_qp *qp;
+	int ret;
+
+	ret = uverbs_post_request(ctx, &cmd, sizeof(struct ib_uverbs_send_wr));
+	if (ret)
+		return ret;
+	uobj = uobj_get_read(&uverbs_type_qp, ctx->ufile, cmd.qp_handle);
+	if (IS_ERR(uobj))
+		return -EINVAL;
+	qp = uobj->object;
+	if (qp->device->ops->post_send)
+		ret = qp->device->ops->post_send(qp, NULL, &bad_wr);
+	else
+		ret = -EOPNOTSUPP;
+	uobj_put_read(uobj);
+	if (ret)
+		return ret;
+	return uverbs_response(ctx, &resp, sizeof(resp));
+}
+
+/**
+ * uverbs_cmd_post_recv - POST_RECV: the receive doorbell
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno; -EINVAL for a command carrying work
+ * requests.
+ */
+int uverbs_cmd_post_recv(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_post_recv_resp resp = {};
+	const struct ib_recv_wr *bad_wr = NULL;
+	struct ib_uverbs_post_send cmd;
+	struct ib_uobject *uobj;
+	struct ib_qp *qp;
+	int ret;
+
+	ret = uverbs_post_request(ctx, &cmd, sizeof(struct ib_uverbs_recv_wr));
+	if (ret)
+		return ret;
+	uobj = uobj_get_read(&uverbs_type_qp, ctx->ufile, cmd.qp_handle);
+	if (IS_ERR(uobj))
+		return -EINVAL;
+	qp = uobj->object;
+	if (qp->device->ops->post_recv)
+		ret = qp->device->ops->post_recv(qp, NULL, &bad_wr);
+	else
+		ret = -EOPNOTSUPP;
+	uobj_put_read(uobj);
+	if (ret)
+		return ret;
+	return uverbs_response(ctx, &resp, sizeof(resp));
+}
+
+/**
+ * uverbs_cmd_post_srq_recv - POST_SRQ_RECV: the SRQ doorbell
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno; -EINVAL for a command carrying work
+ * requests.
+ */
+int uverbs_cmd_post_srq_recv(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_post_srq_recv_resp resp = {};
+	const struct ib_recv_wr *bad_wr = NULL;
+	struct ib_uverbs_post_send cmd;
+	struct ib_uobject *uobj;
+	struct ib_srq *srq;
+	int ret;
+
+	/* same layout as POST_SEND, srq_handle in place of qp_handle */
+	ret = uverbs_post_request(ctx, &cmd, sizeof(struct ib_uverbs_recv_wr));
+	if (ret)
+		return ret;
+	uobj = uobj_get_read(&uverbs_type_srq, ctx->ufile, cmd.qp_handle);
+	if (IS_ERR(uobj))
+		return -EINVAL;
+	srq = uobj->object;
+	if (srq->device->ops->post_srq_recv)
+		ret = srq->device->ops->post_srq_recv(srq, NULL, &bad_wr);
+	else
+		ret = -EOPNOTSUPP;
+	uobj_put_read(uobj);
+	if (ret)
+		return ret;
+	return uverbs_response(ctx, &resp, sizeof(resp));
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared receive queues                                               */
+/* ------------------------------------------------------------------ */
+
+/**
+ * uverbs_cmd_create_srq - CREATE_SRQ (basic SRQs)
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno; -EINVAL for a bad PD handle.
+ */
+int uverbs_cmd_create_srq(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_create_srq_resp resp = {};
+	struct ib_srq_init_attr attr = {};
+	struct ib_uverbs_create_srq cmd;
+	struct ib_uevent_object *uevent;
+	struct ib_udata no_udata = {};
+	struct ib_uobject *uobj, *pd_uobj;
+	struct ib_srq *srq;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	uobj = uobj_alloc_begin(&uverbs_type_srq, ctx->ufile);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	uevent = container_of(uobj, struct ib_uevent_object, uobject);
+	uobj->user_handle = cmd.user_handle;
+	INIT_LIST_HEAD(&uevent->event_list);
+
+	pd_uobj = uobj_get_read(&uverbs_type_pd, ctx->ufile, cmd.pd_handle);
+	if (IS_ERR(pd_uobj)) {
+		ret = -EINVAL;
+		goto err_abort;
+	}
+	attr.event_handler = uverbs_uevent_handler;
+	attr.srq_context = uevent;
+	attr.srq_type = IB_SRQT_BASIC;
+	attr.attr.max_wr = cmd.max_wr;
+	attr.attr.max_sge = cmd.max_sge;
+	attr.attr.srq_limit = cmd.srq_limit;
+	srq = ib_create_srq_user(pd_uobj->object, uobj, &attr,
+				 &ctx->driver_udata);
+	if (IS_ERR(srq)) {
+		ret = PTR_ERR(srq);
+		goto err_pd;
+	}
+	uobj->object = srq;
+
+	resp.srq_handle = uobj->id;
+	resp.max_wr = attr.attr.max_wr;
+	resp.max_sge = attr.attr.max_sge;
+	ret = uverbs_response(ctx, &resp, sizeof(resp));
+	if (ret)
+		goto err_srq;
+	uobj_put_read(pd_uobj);
+	uobj_alloc_commit(uobj);
+	return 0;
+
+err_srq:
+	WARN_ON(ib_destroy_srq_user(srq, &no_udata));
+err_pd:
+	uobj_put_read(pd_uobj);
+err_abort:
+	uobj_alloc_abort(uobj);
+	return ret;
+}
+
+/**
+ * uverbs_cmd_modify_srq - MODIFY_SRQ: resize or arm the limit
+ * @ctx: the command; the driver data says where a resized ring is
+ *
+ * Return: 0 or a negative errno.
+ */
+int uverbs_cmd_modify_srq(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_modify_srq cmd;
+	struct ib_srq_attr attr = {};
+	struct ib_uobject *uobj;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	uobj = uobj_get_read(&uverbs_type_srq, ctx->ufile, cmd.srq_handle);
+	if (IS_ERR(uobj))
+		return -EINVAL;
+	attr.max_wr = cmd.max_wr;
+	attr.srq_limit = cmd.srq_limit;
+	ret = ib_modify_srq_user(uobj->object, &attr, cmd.attr_mask,
+				 &ctx->driver_udata);
+	uobj_put_read(uobj);
+	return ret;
+}
+
+/**
+ * uverbs_cmd_query_srq - QUERY_SRQ
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno.
+ */
+int uverbs_cmd_query_srq(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_query_srq_resp resp = {};
+	struct ib_uverbs_query_srq cmd;
+	struct ib_srq_attr attr = {};
+	struct ib_uobject *uobj;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	uobj = uobj_get_read(&uverbs_type_srq, ctx->ufile, cmd.srq_handle);
+	if (IS_ERR(uobj))
+		return -EINVAL;
+	ret = ib_query_srq(uobj->object, &attr);
+	uobj_put_read(uobj);
+	if (ret)
+		return ret;
+	resp.max_wr = attr.max_wr;
+	resp.max_sge = attr.max_sge;
+	resp.srq_limit = attr.srq_limit;
+	return uverbs_response(ctx, &resp, sizeof(resp));
+}
+
+/**
+ * uverbs_cmd_destroy_srq - DESTROY_SRQ, with the async events delivered
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno; -EBUSY while a QP uses the SRQ.
+ */
+int uverbs_cmd_destroy_srq(struct uverbs_cmd_ctx *ctx)
+{
+	struct ib_uverbs_destroy_srq_resp resp = {};
+	struct ib_uverbs_destroy_srq cmd;
+	int ret;
+
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	ret = uverbs_destroy_uevent(ctx, &uverbs_type_srq, cmd.srq_handle,
+				    &resp.events_reported);
+	if (ret)
+		return ret;
+	return uverbs_response(ctx, &resp, sizeof(resp));
+}
