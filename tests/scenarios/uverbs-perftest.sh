@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM scenario: Debian's unmodified perftest between vmlx1 (server) and
+# vmlx0 (client) in one guest, through librxe and ib_uverbs: the RC
+# bandwidth and latency tests all complete and report a result line with
+# a non-zero figure.  perftest checks no payload; the data itself is
+# checked by the pingpongs' own verification and by the kernel scenario.
+#
+# vm-run-options: --smp 2
+set -u
+. "$(dirname "$0")/../vm/tap.sh"
+
+run=$(mktemp -d)
+trap 'rm -rf "$run"' EXIT
+
+# Wait until something listens on TCP port $1 (at most 10 s).
+wait_listen() {
+	local hex
+	hex=$(printf '%04X' "$1")
+	for _ in $(seq 100); do
+		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 \
+			2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# perftest PROG FIELD: PROG as server on vmlx1 and client on vmlx0; both
+# must exit 0 and the client's result line must have a non-zero FIELD
+# (the column holding the average bandwidth or the typical latency).
+perftest() {
+	local prog=$1 field=$2 spid src crc line value
+	timeout 120 "$prog" -d vmlx1 -n 200 -p 18600 >"$run/$prog.srv" 2>&1 &
+	spid=$!
+	if ! wait_listen 18600; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		tap_fail "$prog: the server never listened" \
+			"$(tail -5 "$run/$prog.srv")"
+		return
+	fi
+	timeout 120 "$prog" -d vmlx0 -n 200 -p 18600 127.0.0.1 \
+		>"$run/$prog.cli" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	line=$(grep -E '^ +[0-9]+ +[0-9]+ ' "$run/$prog.cli" | tail -1)
+	value=$(echo "$line" | awk -v f="$field" '{ print $f }')
+	tap_diag "$prog: $line"
+	if [[ $crc -ne 0 || $src -ne 0 ]]; then
+		tap_fail "$prog: client exit $crc, server exit $src" \
+			"$(tail -5 "$run/$prog.cli")" "$(tail -5 "$run/$prog.srv")"
+	elif ! awk -v v="$value" 'BEGIN { exit !(v + 0 > 0) }'; then
+		tap_fail "$prog: no result (line '$line')"
+	else
+		tap_pass "$prog vmlx0 -> vmlx1: completed, result $value"
+	fi
+}
+
+tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
+tap_check "modprobe ib_uverbs" modprobe ib_uverbs
+
+# bandwidth tests: column 4 is BW average [MB/sec]
+for prog in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw; do
+	perftest "$prog" 4
+done
+# latency tests: column 5 is t_typical [usec]
+for prog in ib_write_lat ib_read_lat ib_send_lat; do
+	perftest "$prog" 5
+done
+
+tap_is "rdma res: no QP left" \
+	"$(rdma res show qp 2>/dev/null | grep -c 'lqpn')" "0"
+tap_check "rmmod ib_uverbs" rmmod ib_uverbs
+tap_check "rmmod vmlx" rmmod vmlx
+tap_done
