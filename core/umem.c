@@ -58,8 +58,12 @@ struct ib_umem *ib_umem_get(struct ib_device *device, unsigned long addr,
 		return ERR_PTR(-EINVAL);
 
 	npages = (PAGE_ALIGN(addr + size) - (addr & PAGE_MASK)) >> PAGE_SHIFT;
-	/* more than the page array can hold: more than anybody may pin */
-	if (npages > INT_MAX / sizeof(struct page *))
+	/*
+	 * More than the machine has, or than the page array can hold, can
+	 * never be pinned; fail before trying to allocate the array.
+	 */
+	if (npages > totalram_pages() ||
+	    npages > INT_MAX / sizeof(struct page *))
 		return ERR_PTR(-ENOMEM);
 
 	umem = kzalloc(sizeof(*umem), GFP_KERNEL);
@@ -85,7 +89,9 @@ struct ib_umem *ib_umem_get(struct ib_device *device, unsigned long addr,
 		goto err_uncharge;
 	}
 
-	umem->pages = kvcalloc(npages, sizeof(*umem->pages), GFP_KERNEL);
+	/* a user asking for much is no reason for a warning in the log */
+	umem->pages = kvcalloc(npages, sizeof(*umem->pages),
+			       GFP_KERNEL | __GFP_NOWARN);
 	if (!umem->pages) {
 		ret = -ENOMEM;
 		goto err_uncharge;

@@ -66,21 +66,18 @@ tap_is "cap_mask (CM, system image GUID)" "$(cat $p0/cap_mask)" 0x00010800
 tap_is "rate" "$(cat $p0/rate)" "100 Gb/sec (4X EDR)"
 tap_is "link_layer" "$(cat $p0/link_layer)" InfiniBand
 
-# With ib_uverbs (if there), libibverbs can tell the table lengths, and
-# it reads the GID table from gids/ and gid_attrs/.
-modprobe ib_uverbs 2>/dev/null
+# With ib_uverbs, libibverbs can tell the table lengths, and it reads the
+# GID table from gids/ and gid_attrs/ (or the GID ioctl).
+tap_check "modprobe ib_uverbs" modprobe ib_uverbs
 ngids=$(tbl_len vmlx0 gid_tbl_len 4)
 npkeys=$(tbl_len vmlx0 pkey_tbl_len 16)
 tap_diag "table lengths: $ngids GIDs, $npkeys P_Keys" \
 	"ibv_devinfo: $(ibv_devinfo -v -d vmlx0 -i 1 2>&1 | grep tbl_len | xargs)"
-if devinfo=$(ibv_devinfo -v -d vmlx0 -i 1 2>&1); then
-	tap_is "ibv_devinfo -v: GID[0] from sysfs" \
-		"$(awk '$1 == "GID[" && $2 == "0]:" { print $3 }' <<<"$devinfo")" \
-		"$(port_gid vmlx0)"
-else
-	tap_skip "ibv_devinfo -v: GID[0] from sysfs" "no ib_uverbs or ibv_devinfo"
-fi
-modprobe -r ib_uverbs 2>/dev/null
+devinfo=$(ibv_devinfo -v -d vmlx0 -i 1 2>&1)
+tap_is "ibv_devinfo -v: GID[0] as in sysfs" \
+	"$(awk '$1 == "GID[" && $2 == "0]:" { print $3 }' <<<"$devinfo")" \
+	"$(port_gid vmlx0)"
+tap_check "rmmod ib_uverbs" rmmod ib_uverbs
 tap_is "one gids file per GID index" \
 	"$(ls $p0/gids | sort -n | xargs)" "$(seq 0 $((ngids - 1)) | xargs)"
 tap_is "one pkeys file per P_Key index" \

@@ -73,13 +73,9 @@ for d in vmlx0 vmlx1; do
 	tap_like "rdma link show $d/1: ACTIVE, LID $lid, SM LID $sm_lid" \
 		"$(rdma link show $d/1)" \
 		"^link $d/1 subnet_prefix fe80:0000:0000:0000 lid $lid sm_lid $sm_lid lmc $lmc state ACTIVE physical_state LINK_UP"
-	if [[ -r $ib/$d/ports/1/lid ]]; then
-		tap_is "$d: LID in sysfs matches" \
-			"$(($(<$ib/$d/ports/1/lid))) $(($(<$ib/$d/ports/1/sm_lid)))" \
-			"$lid $sm_lid"
-	else
-		tap_skip "$d: LID in sysfs matches" "no ports/1/lid in sysfs yet"
-	fi
+	tap_is "$d: LID in sysfs matches" \
+		"$(($(<$ib/$d/ports/1/lid))) $(($(<$ib/$d/ports/1/sm_lid)))" \
+		"$lid $sm_lid"
 done
 tap_is "static LIDs 1 and 2" "$(port_field vmlx0 lid) $(port_field vmlx1 lid)" "1 2"
 tap_like "rdma link show -d: caps" "$(rdma link show vmlx0/1 -d)" "caps: <"
@@ -178,26 +174,17 @@ done <<<"$out"
 tap_ok $rc "rdma-nl-requests.py exits 0"
 
 # --- libibverbs discovery -------------------------------------------------------
-if [[ $(modinfo -n ib_uverbs 2>/dev/null) == */updates/* ]]; then
-	modprobe ib_uverbs
-fi
-if [[ -c /dev/infiniband/uverbs0 ]]; then
-	devs=$(ibv_devices 2>&1)
-	tap_diag "$devs"
-	tap_like "ibv_devices lists vmlx0 with its node GUID" "$devs" \
-		"vmlx0[[:space:]]+$(tr -d : <$ib/vmlx0/node_guid)"
-	tap_like "ibv_devices lists vmlx1 with its node GUID" "$devs" \
-		"vmlx1[[:space:]]+$(tr -d : <$ib/vmlx1/node_guid)"
-else
-	tap_skip "ibv_devices lists vmlx0 with its node GUID" "no uverbs yet"
-	tap_skip "ibv_devices lists vmlx1 with its node GUID" "no uverbs yet"
-fi
+tap_check "modprobe ib_uverbs" modprobe ib_uverbs
+devs=$(ibv_devices 2>&1)
+tap_diag "$devs"
+tap_like "ibv_devices lists vmlx0 with its node GUID" "$devs" \
+	"vmlx0[[:space:]]+$(tr -d : <$ib/vmlx0/node_guid)"
+tap_like "ibv_devices lists vmlx1 with its node GUID" "$devs" \
+	"vmlx1[[:space:]]+$(tr -d : <$ib/vmlx1/node_guid)"
 
 # --- unload ----------------------------------------------------------------------
 tap_check "rmmod ib_verbs_test" rmmod ib_verbs_test
-if grep -q '^ib_uverbs ' /proc/modules; then
-	rmmod ib_uverbs
-fi
+tap_check "rmmod ib_uverbs" rmmod ib_uverbs
 tap_check "rmmod vmlx" rmmod vmlx
 tap_is "rdma dev: no device left" "$(rdma dev)" ""
 tap_check "rmmod ib_core" rmmod ib_core

@@ -5,10 +5,14 @@
 # devices and their sysfs class as libibverbs finds them; Debian's
 # unmodified ibv_devices and ibv_devinfo (-v) against the vmlx HCAs; raw
 # write() commands with good and bad input (uverbs_cmd.py); 1000
-# open/GET_CONTEXT/ALLOC_PD/close cycles leaking nothing; removal of the
+# open/GET_CONTEXT/ALLOC_PD/close cycles leaking nothing; 20000 random
+# commands and mmaps (uverbs_fuzz.py, fixed seed); removal of the
 # driver while a process holds the device open.  The harness fails the
 # run on any kernel warning, e.g. the core's report of objects left behind
 # at the rmmod.
+#
+# Arguments: [SEED [ITERATIONS]] of the random commands (default 20261121,
+# 20000).
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
@@ -55,69 +59,53 @@ tap_is "uverbs0 abi_version (the driver's)" "$(cat $uv/uverbs0/abi_version)" 2
 tap_is "uverbs0 dev" "$(cat $uv/uverbs0/dev)" 231:192
 
 # --- libibverbs ---------------------------------------------------------
-# In sysfs-only discovery librxe binds only to devices named rxe*; vmlx
-# devices are found through RDMA netlink (GET_CHARDEV → driver id).
-if ! ibv_devices 2>/dev/null | grep -q vmlx0; then
-	reason="libibverbs does not see vmlx0: without RDMA netlink (core/nldev.c, not landed) it only binds librxe to devices named rxe*"
-	tap_skip "ibv_devices lists vmlx0 and vmlx1 with their GUIDs" "TODO $reason"
-	tap_skip "ibv_devinfo" "TODO $reason"
-	tap_skip "ibv_devinfo -v" "TODO $reason"
-else
-	out=$(ibv_devices)
-	tap_like "ibv_devices: vmlx0 $(guid_of vmlx0)" "$out" \
-		"vmlx0[[:space:]]+$(guid_of vmlx0)"
-	tap_like "ibv_devices: vmlx1 $(guid_of vmlx1)" "$out" \
-		"vmlx1[[:space:]]+$(guid_of vmlx1)"
+# librxe binds to the vmlx devices because RDMA netlink reports their
+# driver id (GET_CHARDEV); sysfs-only discovery would not find them.
+out=$(ibv_devices)
+tap_like "ibv_devices: vmlx0 $(guid_of vmlx0)" "$out" \
+	"vmlx0[[:space:]]+$(guid_of vmlx0)"
+tap_like "ibv_devices: vmlx1 $(guid_of vmlx1)" "$out" \
+	"vmlx1[[:space:]]+$(guid_of vmlx1)"
 
-	for i in 0 1; do
-		out=$(ibv_devinfo -d vmlx$i 2>&1)
-		tap_ok $? "ibv_devinfo -d vmlx$i"
-		g=$(sed 's/^\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)/\1:\2:\3:/' \
-			<<<"$(guid_of vmlx$i)")
-		for want in "transport:[[:space:]]+InfiniBand \(0\)" \
-			    "fw_ver:[[:space:]]+0\.1\.0" \
-			    "node_guid:[[:space:]]+$g" \
-			    "sys_image_guid:[[:space:]]+$g" \
-			    "vendor_id:[[:space:]]+0x0000" \
-			    "phys_port_cnt:[[:space:]]+1" \
-			    "state:[[:space:]]+PORT_ACTIVE \(4\)" \
-			    "port_lid:[[:space:]]+$((i + 1))[[:space:]]" \
-			    "link_layer:[[:space:]]+InfiniBand" \
-			    "active_mtu:[[:space:]]+4096 \(5\)"; do
-			tap_like "ibv_devinfo vmlx$i: $want" "$out" "$want"
-		done
+for i in 0 1; do
+	out=$(ibv_devinfo -d vmlx$i 2>&1)
+	tap_ok $? "ibv_devinfo -d vmlx$i"
+	g=$(sed 's/^\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)/\1:\2:\3:/' \
+		<<<"$(guid_of vmlx$i)")
+	for want in "transport:[[:space:]]+InfiniBand \(0\)" \
+		    "fw_ver:[[:space:]]+0\.1\.0" \
+		    "node_guid:[[:space:]]+$g" \
+		    "sys_image_guid:[[:space:]]+$g" \
+		    "vendor_id:[[:space:]]+0x0000" \
+		    "phys_port_cnt:[[:space:]]+1" \
+		    "state:[[:space:]]+PORT_ACTIVE \(4\)" \
+		    "port_lid:[[:space:]]+$((i + 1))[[:space:]]" \
+		    "link_layer:[[:space:]]+InfiniBand" \
+		    "active_mtu:[[:space:]]+4096 \(5\)"; do
+		tap_like "ibv_devinfo vmlx$i: $want" "$out" "$want"
 	done
-
-	if [[ -e $ib/vmlx0/ports/1/gids/0 && -e $ib/vmlx0/ports/1/pkeys/0 ]]; then
-		tap_check "ibv_devinfo -v" ibv_devinfo -v
-	else
-		tap_skip "ibv_devinfo -v" \
-			"TODO no ports/1/gids and pkeys in sysfs yet (core/sysfs.c)"
-	fi
-fi
+done
+tap_check "ibv_devinfo -v" ibv_devinfo -v
 
 # --- raw commands -------------------------------------------------------
-run_py() {	# run_py DESC ARGS...: uverbs_cmd.py ARGS, its checks as TAP
+run_py() {	# run_py DESC SCRIPT ARGS...: SCRIPT ARGS, its checks as TAP
 	local desc=$1 out rc
 	shift
 	out=$(mktemp)
-	"$py" "$cmdpy" "$@" >"$out" 2>&1
+	"$py" "$@" >"$out" 2>&1
 	rc=$?
 	py_tap <"$out"
 	rm -f "$out"
 	tap_ok "$rc" "$desc"
 }
 
-run_py "raw commands on uverbs0" abi /dev/infiniband/uverbs0 vmlx0 1
-run_py "raw commands on uverbs1" abi /dev/infiniband/uverbs1 vmlx1 2
-run_py "open/close cycles" cycles /dev/infiniband/uverbs0 1000
-if out=$(rdma res show 2>/dev/null) && [[ -n $out ]]; then
-	tap_like "rdma res: no PD or context left on vmlx0" "$out" \
-		"vmlx0: pd 0 .*ctx 0( |$)"
-else
-	tap_skip "rdma res: nothing left" \
-		"TODO rdma res needs RDMA netlink (core/nldev.c); the rmmod below checks leaks instead"
-fi
+run_py "raw commands on uverbs0" "$cmdpy" abi /dev/infiniband/uverbs0 vmlx0 1
+run_py "raw commands on uverbs1" "$cmdpy" abi /dev/infiniband/uverbs1 vmlx1 2
+run_py "open/close cycles" "$cmdpy" cycles /dev/infiniband/uverbs0 1000
+run_py "randomised commands" "$here/uverbs_fuzz.py" /dev/infiniband/uverbs0 \
+	"${2:-20000}" "${1:-20261121}"
+tap_like "rdma res: no PD or context left on vmlx0" "$(rdma res show 2>&1)" \
+	"vmlx0: pd 0 .*ctx 0( |$)"
 
 # --- removal with the device held open ----------------------------------
 run=$(mktemp -d)
