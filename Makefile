@@ -6,8 +6,9 @@
 #   make                  build every module against the Debian 6.1 headers
 #   make check            W=1 + sparse (C=2) build, checkpatch --strict, kernel-doc
 #   make test             install what is missing, then every test platform
+#   make user             the userspace test programs (tests/user, libibverbs)
 #   make demo             boot a VM, load the stack, show it
-#   make bench            boot a VM, measure in-kernel RC WRITE bandwidth
+#   make bench            boot a VM, measure RC WRITE from kernel and user
 #   make modules_install  install into /lib/modules/$(KVER)/updates
 #
 # KVER picks the kernel (default: the newest Debian 6.1 headers installed,
@@ -24,7 +25,8 @@ IBSTACK_CONFIG := CONFIG_INFINIBAND=m CONFIG_INFINIBAND_VMLX=m \
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(IBSTACK_CONFIG)
 
-.PHONY: all modules check test demo bench deps modules_install clean have-kdir
+.PHONY: all modules user check test demo bench deps modules_install clean \
+	have-kdir
 
 all: modules
 
@@ -35,6 +37,10 @@ have-kdir:
 modules: have-kdir
 	+$(KMAKE) modules
 
+# Not part of all: it needs libibverbs-dev, which make test installs.
+user:
+	+$(MAKE) -C tests/user
+
 check: have-kdir
 	+tests/build-checks.sh
 
@@ -44,7 +50,7 @@ deps:
 # test and demo install their dependencies first, then re-read this file so
 # that KVER sees freshly installed headers.
 test: deps
-	+$(MAKE) -f $(firstword $(MAKEFILE_LIST)) modules
+	+$(MAKE) -f $(firstword $(MAKEFILE_LIST)) modules user
 	+tests/run-all.sh
 
 demo: deps
@@ -53,7 +59,7 @@ demo: deps
 
 # Not part of test: tests/bench/README.rst.
 bench: modules
-	+tests/bench/rc-write-bw.sh
+	+tests/bench/vmlx-bench.sh
 
 modules_install: have-kdir
 	+$(KMAKE) INSTALL_MOD_DIR=updates modules_install
@@ -61,3 +67,4 @@ modules_install: have-kdir
 
 clean:
 	-+test -d "$(KDIR)" && $(KMAKE) clean
+	-+$(MAKE) -C tests/user clean

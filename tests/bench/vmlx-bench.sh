@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: boot a VM (tests/vm/vm-run.sh) with vmlx and static LIDs and
+# measure vmlx0 -> vmlx1 (tests/bench/vmlx-bench-scenario.sh):
+#
+#   in-kernel RC WRITE 64KiB: X MB/s; memcpy 64KiB: Y MB/s; ratio X/Y = R
+#   ib_write_bw 64KiB (user, librxe): U MB/s; in-kernel RC WRITE 64KiB:
+#       X MB/s; ratio user/kernel = U/X
+#   ib_write_lat 8B (user, librxe): T us typical; in-kernel RC WRITE 8B
+#       post-to-completion: K us; ratio user/kernel = T/K
+#
+# Usage: tests/bench/vmlx-bench.sh [SECONDS]    (default 3)
+# The guest runs under QEMU/TCG unless VM_QEMU_ARGS enables KVM, so the
+# absolute figures say little; the ratios are what to compare.
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+secs=${1:-3}
+[[ $secs =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [SECONDS]" >&2; exit 2; }
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$repo/tests/vm/vm-run.sh" --smp 2 --timeout $((180 + 3 * secs)) \
+	"$repo/tests/bench/vmlx-bench-scenario.sh" "$secs" | tee "$out" |
+	sed 's/^/  /' >&2
+rc=${PIPESTATUS[0]}
+lines=$(sed -n 's/^# result: //p' "$out")
+if [[ $rc -ne 0 || $(wc -l <<<"$lines") -ne 3 || $lines == *\?* ]]; then
+	echo "vmlx-bench: the benchmark run failed (status $rc)" >&2
+	exit 1
+fi
+echo "$lines"
