@@ -93,6 +93,7 @@ int uverbs_response(struct uverbs_cmd_ctx *ctx, const void *resp,
 	if (ctx->outlen > resp_len &&
 	    clear_user(ctx->outbuf + resp_len, ctx->outlen - resp_len))
 		return -EFAULT;
+	ctx->responded = true;
 	return 0;
 }
 
@@ -105,15 +106,54 @@ static struct ib_ucontext *uverbs_cmd_ucontext(struct uverbs_cmd_ctx *ctx)
 /* Context and device                                                  */
 /* ------------------------------------------------------------------ */
 
+/**
+ * uverbs_ucontext_alloc - create the user context of a file
+ * @ufile: the file, with its ctx_mutex held
+ * @ib_dev: its device
+ * @udata: the driver's data of the command
+ *
+ * Shared by the GET_CONTEXT write command and method.  The context is
+ * not visible to other commands until uverbs_ucontext_publish().
+ *
+ * Return: the context, or ERR_PTR(-EINVAL) if the file has (had) one, or
+ * the driver's error.
+ */
+struct ib_ucontext *uverbs_ucontext_alloc(struct ib_uverbs_file *ufile,
+					  struct ib_device *ib_dev,
+					  struct ib_udata *udata)
+{
+	struct ib_ucontext *uctx;
+
+	lockdep_assert_held(&ufile->ctx_mutex);
+	/* one context per file */
+	if (ufile->ucontext || ufile->destroyed)
+		return ERR_PTR(-EINVAL);
+	uctx = ib_alloc_ucontext(ib_dev, udata);
+	if (!IS_ERR(uctx))
+		uctx->ufile = ufile;
+	return uctx;
+}
+
+/**
+ * uverbs_ucontext_publish - let commands use a new context
+ * @ufile: the file, with its ctx_mutex held
+ * @uctx: from uverbs_ucontext_alloc()
+ */
+void uverbs_ucontext_publish(struct ib_uverbs_file *ufile,
+			     struct ib_ucontext *uctx)
+{
+	lockdep_assert_held(&ufile->ctx_mutex);
+	/* pairs with the acquire in uverbs_get_ucontext() */
+	smp_store_release(&ufile->ucontext, uctx);
+}
+
 static int uverbs_cmd_get_context(struct uverbs_cmd_ctx *ctx)
 {
 	struct ib_uverbs_get_context_resp resp = {};
 	struct ib_uverbs_file *ufile = ctx->ufile;
-	struct ib_uverbs_async_file *async_file;
 	struct ib_uverbs_get_context cmd;
+	struct uverbs_async_fd afd;
 	struct ib_ucontext *uctx;
-	struct file *filp;
-	int fd;
 	int ret;
 
 	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
@@ -121,49 +161,28 @@ static int uverbs_cmd_get_context(struct uverbs_cmd_ctx *ctx)
 		return ret;
 
 	mutex_lock(&ufile->ctx_mutex);
-	/* one context per file */
-	if (ufile->ucontext || ufile->destroyed) {
-		ret = -EINVAL;
-		goto out_unlock;
-	}
-
-	uctx = ib_alloc_ucontext(ctx->ib_dev, &ctx->driver_udata);
+	uctx = uverbs_ucontext_alloc(ufile, ctx->ib_dev, &ctx->driver_udata);
 	if (IS_ERR(uctx)) {
 		ret = PTR_ERR(uctx);
 		goto out_unlock;
 	}
-	uctx->ufile = ufile;
-
-	async_file = ib_uverbs_alloc_async_file(ufile, ctx->ib_dev, &filp);
-	if (IS_ERR(async_file)) {
-		ret = PTR_ERR(async_file);
+	ret = ib_uverbs_async_fd_create(ctx->ib_dev, &afd);
+	if (ret)
 		goto err_uctx;
-	}
-	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0) {
-		ret = fd;
-		goto err_async;
-	}
 
-	resp.async_fd = fd;
+	resp.async_fd = afd.fd;
 	resp.num_comp_vectors = ctx->ib_dev->num_comp_vectors;
 	ret = uverbs_response(ctx, &resp, sizeof(resp));
 	if (ret)
-		goto err_fd;
+		goto err_async;
 
-	ufile->async_file = async_file;
-	ib_uverbs_async_file_start(async_file);
-	/* commands of other threads may use the context from here on */
-	smp_store_release(&ufile->ucontext, uctx);
-	fd_install(fd, filp);
+	ib_uverbs_async_fd_install(ufile, &afd);
+	uverbs_ucontext_publish(ufile, uctx);
 	mutex_unlock(&ufile->ctx_mutex);
 	return 0;
 
-err_fd:
-	put_unused_fd(fd);
 err_async:
-	fput(filp);
-	ib_uverbs_async_file_put(async_file);
+	ib_uverbs_async_fd_abort(&afd);
 err_uctx:
 	ib_dealloc_ucontext(uctx);
 out_unlock:
@@ -264,13 +283,61 @@ static int uverbs_cmd_ex_query_device(struct uverbs_cmd_ctx *ctx)
 	return uverbs_response(ctx, &resp, sizeof(resp));
 }
 
+/**
+ * uverbs_query_port_resp - query a port for QUERY_PORT (command and method)
+ * @ib_dev: the device
+ * @port_num: the port, from the user
+ * @resp: filled in (the caller zeroed it)
+ * @attr: filled with the port's attributes, for the method's extension
+ *
+ * Return: 0, or -EINVAL for a port the device does not have.
+ */
+int uverbs_query_port_resp(struct ib_device *ib_dev, u32 port_num,
+			   struct ib_uverbs_query_port_resp *resp,
+			   struct ib_port_attr *attr)
+{
+	u32 cap_flags;
+	int ret;
+
+	ret = ib_query_port(ib_dev, port_num, attr);
+	if (ret)
+		return ret;
+
+	/* bit 26 of the IBA mask is reused to say "IP-based GIDs" */
+	cap_flags = attr->port_cap_flags & ~(u32)IB_UVERBS_PCF_IP_BASED_GIDS;
+	if (attr->ip_gids)
+		cap_flags |= IB_UVERBS_PCF_IP_BASED_GIDS;
+	resp->port_cap_flags = cap_flags;
+	resp->max_msg_sz = attr->max_msg_sz;
+	resp->bad_pkey_cntr = attr->bad_pkey_cntr;
+	resp->qkey_viol_cntr = attr->qkey_viol_cntr;
+	resp->gid_tbl_len = attr->gid_tbl_len;
+	resp->pkey_tbl_len = attr->pkey_tbl_len;
+	resp->lid = (u16)attr->lid;
+	resp->sm_lid = (u16)attr->sm_lid;
+	resp->state = attr->state;
+	resp->max_mtu = attr->max_mtu;
+	resp->active_mtu = attr->active_mtu;
+	resp->lmc = attr->lmc;
+	resp->max_vl_num = attr->max_vl_num;
+	resp->sm_sl = attr->sm_sl;
+	resp->subnet_timeout = attr->subnet_timeout;
+	resp->init_type_reply = attr->init_type_reply;
+	resp->active_width = attr->active_width;
+	resp->active_speed = min_t(u16, attr->active_speed, IB_SPEED_NDR);
+	resp->phys_state = attr->phys_state;
+	resp->link_layer = rdma_port_get_link_layer(ib_dev, port_num);
+	if (ib_port_immutable_read(ib_dev, port_num)->core_cap_flags &
+	    RDMA_CORE_CAP_IB_GRH_REQUIRED)
+		resp->flags |= IB_UVERBS_QPF_GRH_REQUIRED;
+	return 0;
+}
+
 static int uverbs_cmd_query_port(struct uverbs_cmd_ctx *ctx)
 {
 	struct ib_uverbs_query_port_resp resp = {};
-	struct ib_device *ib_dev = ctx->ib_dev;
 	struct ib_uverbs_query_port cmd;
 	struct ib_port_attr attr;
-	u32 cap_flags;
 	int ret;
 
 	if (!uverbs_cmd_ucontext(ctx))
@@ -280,37 +347,9 @@ static int uverbs_cmd_query_port(struct uverbs_cmd_ctx *ctx)
 		return ret;
 
 	/* -EINVAL for a port the device does not have */
-	ret = ib_query_port(ib_dev, cmd.port_num, &attr);
+	ret = uverbs_query_port_resp(ctx->ib_dev, cmd.port_num, &resp, &attr);
 	if (ret)
 		return ret;
-
-	/* bit 26 of the IBA mask is reused to say "IP-based GIDs" */
-	cap_flags = attr.port_cap_flags & ~(u32)IB_UVERBS_PCF_IP_BASED_GIDS;
-	if (attr.ip_gids)
-		cap_flags |= IB_UVERBS_PCF_IP_BASED_GIDS;
-	resp.port_cap_flags = cap_flags;
-	resp.max_msg_sz = attr.max_msg_sz;
-	resp.bad_pkey_cntr = attr.bad_pkey_cntr;
-	resp.qkey_viol_cntr = attr.qkey_viol_cntr;
-	resp.gid_tbl_len = attr.gid_tbl_len;
-	resp.pkey_tbl_len = attr.pkey_tbl_len;
-	resp.lid = (u16)attr.lid;
-	resp.sm_lid = (u16)attr.sm_lid;
-	resp.state = attr.state;
-	resp.max_mtu = attr.max_mtu;
-	resp.active_mtu = attr.active_mtu;
-	resp.lmc = attr.lmc;
-	resp.max_vl_num = attr.max_vl_num;
-	resp.sm_sl = attr.sm_sl;
-	resp.subnet_timeout = attr.subnet_timeout;
-	resp.init_type_reply = attr.init_type_reply;
-	resp.active_width = attr.active_width;
-	resp.active_speed = min_t(u16, attr.active_speed, IB_SPEED_NDR);
-	resp.phys_state = attr.phys_state;
-	resp.link_layer = rdma_port_get_link_layer(ib_dev, cmd.port_num);
-	if (ib_port_immutable_read(ib_dev, cmd.port_num)->core_cap_flags &
-	    RDMA_CORE_CAP_IB_GRH_REQUIRED)
-		resp.flags |= IB_UVERBS_QPF_GRH_REQUIRED;
 	return uverbs_response(ctx, &resp, sizeof(resp));
 }
 
@@ -496,21 +535,29 @@ static const struct uverbs_write_method uverbs_write_ex_methods[] = {
 			      response_length),
 };
 
+/*
+ * The method of a command number, for write() and INVOKE_WRITE alike:
+ * ERR_PTR(-EINVAL) for bits other than the command and EXTENDED,
+ * ERR_PTR(-EOPNOTSUPP) for a command we do not have.
+ */
 static const struct uverbs_write_method *uverbs_find_method(u32 command)
 {
 	u32 index = command & IB_USER_VERBS_CMD_COMMAND_MASK;
 	const struct uverbs_write_method *method;
 
+	if (command & ~(IB_USER_VERBS_CMD_FLAG_EXTENDED |
+			IB_USER_VERBS_CMD_COMMAND_MASK))
+		return ERR_PTR(-EINVAL);
 	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
 		if (index >= ARRAY_SIZE(uverbs_write_ex_methods))
-			return NULL;
+			return ERR_PTR(-EOPNOTSUPP);
 		method = &uverbs_write_ex_methods[index];
 	} else {
 		if (index >= ARRAY_SIZE(uverbs_write_methods))
-			return NULL;
+			return ERR_PTR(-EOPNOTSUPP);
 		method = &uverbs_write_methods[index];
 	}
-	return method->handler ? method : NULL;
+	return method->handler ? method : ERR_PTR(-EOPNOTSUPP);
 }
 
 /* Frame a legacy command: sizes in 4-byte words, header included. */
@@ -609,6 +656,33 @@ static int uverbs_frame_ex(struct uverbs_cmd_ctx *ctx,
 }
 
 /**
+ * uverbs_write_invoke - run a write() command framed by the ioctl
+ *	DEVICE/INVOKE_WRITE method
+ * @ctx: the command: core request and response buffers from the CORE_IN
+ *	and CORE_OUT attributes, driver data from UHW_IN and UHW_OUT
+ * @command: the write() command number, with
+ *	IB_USER_VERBS_CMD_FLAG_EXTENDED for extended ones
+ *
+ * The legacy request still starts with its response pointer, which is
+ * ignored: the response goes to CORE_OUT.
+ *
+ * Return: 0 or a negative errno: -EINVAL for bad command bits, -EOPNOTSUPP
+ * for an unknown command, -ENOSPC if a buffer is shorter than the core
+ * structure (libibverbs's probe for the ioctl relies on this one).
+ */
+int uverbs_write_invoke(struct uverbs_cmd_ctx *ctx, u32 command)
+{
+	const struct uverbs_write_method *method;
+
+	method = uverbs_find_method(command);
+	if (IS_ERR(method))
+		return PTR_ERR(method);
+	if (ctx->inlen < method->req_size || ctx->outlen < method->resp_size)
+		return -ENOSPC;
+	return method->handler(ctx);
+}
+
+/**
  * ib_uverbs_write_cmd - execute one write() on a uverbs file
  * @ufile: the file
  * @ib_dev: its device, valid until return (the caller is in an SRCU
@@ -634,12 +708,9 @@ ssize_t ib_uverbs_write_cmd(struct ib_uverbs_file *ufile,
 		return -EINVAL;
 	if (copy_from_user(&hdr, buf, sizeof(hdr)))
 		return -EFAULT;
-	if (hdr.command & ~(IB_USER_VERBS_CMD_FLAG_EXTENDED |
-			    IB_USER_VERBS_CMD_COMMAND_MASK))
-		return -EINVAL;
 	method = uverbs_find_method(hdr.command);
-	if (!method)
-		return -EOPNOTSUPP;
+	if (IS_ERR(method))
+		return PTR_ERR(method);
 
 	if (hdr.command & IB_USER_VERBS_CMD_FLAG_EXTENDED)
 		ret = uverbs_frame_ex(&ctx, method, &hdr, buf, count);

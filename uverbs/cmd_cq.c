@@ -211,6 +211,38 @@ int uverbs_cmd_ex_create_cq(struct uverbs_cmd_ctx *ctx)
 }
 
 /**
+ * uverbs_destroy_cq_obj - destroy a CQ and count the events it delivered
+ * @ufile: the file
+ * @handle: the CQ's handle
+ * @udata: the command's driver data
+ * @resp: on success, the completion and async events read
+ *
+ * Shared by the DESTROY_CQ command and method.
+ *
+ * Return: 0 or a negative errno; -EBUSY while a QP or SRQ uses the CQ.
+ */
+int uverbs_destroy_cq_obj(struct ib_uverbs_file *ufile, u32 handle,
+			  struct ib_udata *udata,
+			  struct ib_uverbs_destroy_cq_resp *resp)
+{
+	struct ib_ucq_object *ucq;
+	struct ib_uobject *uobj;
+	int ret;
+
+	uobj = uobj_get_destroy(&uverbs_type_cq, ufile, handle);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = uobj_destroy_locked(uobj, udata);
+	if (!ret) {
+		ucq = container_of(uobj, struct ib_ucq_object, uevent.uobject);
+		resp->comp_events_reported = ucq->comp_events_reported;
+		resp->async_events_reported = ucq->uevent.events_reported;
+	}
+	uobj_put_destroy(uobj);
+	return ret;
+}
+
+/**
  * uverbs_cmd_destroy_cq - DESTROY_CQ, with the events delivered
  * @ctx: the command
  *
@@ -220,24 +252,13 @@ int uverbs_cmd_destroy_cq(struct uverbs_cmd_ctx *ctx)
 {
 	struct ib_uverbs_destroy_cq_resp resp = {};
 	struct ib_uverbs_destroy_cq cmd;
-	struct ib_ucq_object *ucq;
-	struct ib_uobject *uobj;
 	int ret;
 
 	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-
-	uobj = uobj_get_destroy(&uverbs_type_cq, ctx->ufile, cmd.cq_handle);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	ret = uobj_destroy_locked(uobj, &ctx->driver_udata);
-	if (!ret) {
-		ucq = container_of(uobj, struct ib_ucq_object, uevent.uobject);
-		resp.comp_events_reported = ucq->comp_events_reported;
-		resp.async_events_reported = ucq->uevent.events_reported;
-	}
-	uobj_put_destroy(uobj);
+	ret = uverbs_destroy_cq_obj(ctx->ufile, cmd.cq_handle,
+				    &ctx->driver_udata, &resp);
 	if (ret)
 		return ret;
 	return uverbs_response(ctx, &resp, sizeof(resp));

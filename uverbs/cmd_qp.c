@@ -63,19 +63,30 @@ const struct uverbs_obj_type uverbs_type_srq = {
 	.destroy = uverbs_free_srq,
 };
 
-/* Destroy an object of the uevent kind and report its async events. */
-static int uverbs_destroy_uevent(struct uverbs_cmd_ctx *ctx,
-				 const struct uverbs_obj_type *type, u32 id,
-				 u32 *events_reported)
+/**
+ * uverbs_destroy_uevent - destroy a QP or SRQ and count its async events
+ * @ufile: the file
+ * @type: &uverbs_type_qp or &uverbs_type_srq
+ * @id: the object's handle
+ * @udata: the command's driver data
+ * @events_reported: on success, the async events of the object read
+ *
+ * Shared by the DESTROY_QP and DESTROY_SRQ commands and methods.
+ *
+ * Return: 0 or a negative errno.
+ */
+int uverbs_destroy_uevent(struct ib_uverbs_file *ufile,
+			  const struct uverbs_obj_type *type, u32 id,
+			  struct ib_udata *udata, u32 *events_reported)
 {
 	struct ib_uevent_object *uevent;
 	struct ib_uobject *uobj;
 	int ret;
 
-	uobj = uobj_get_destroy(type, ctx->ufile, id);
+	uobj = uobj_get_destroy(type, ufile, id);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
-	ret = uobj_destroy_locked(uobj, &ctx->driver_udata);
+	ret = uobj_destroy_locked(uobj, udata);
 	if (!ret) {
 		uevent = container_of(uobj, struct ib_uevent_object, uobject);
 		*events_reported = uevent->events_reported;
@@ -484,8 +495,8 @@ int uverbs_cmd_destroy_qp(struct uverbs_cmd_ctx *ctx)
 	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	ret = uverbs_destroy_uevent(ctx, &uverbs_type_qp, cmd.qp_handle,
-				    &resp.events_reported);
+	ret = uverbs_destroy_uevent(ctx->ufile, &uverbs_type_qp, cmd.qp_handle,
+				    &ctx->driver_udata, &resp.events_reported);
 	if (ret)
 		return ret;
 	return uverbs_response(ctx, &resp, sizeof(resp));
@@ -755,7 +766,8 @@ int uverbs_cmd_destroy_srq(struct uverbs_cmd_ctx *ctx)
 	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	ret = uverbs_destroy_uevent(ctx, &uverbs_type_srq, cmd.srq_handle,
+	ret = uverbs_destroy_uevent(ctx->ufile, &uverbs_type_srq,
+				    cmd.srq_handle, &ctx->driver_udata,
 				    &resp.events_reported);
 	if (ret)
 		return ret;

@@ -4,7 +4,8 @@
  * process reads one event record per read(), blocking or not, with poll()
  * and SIGIO.
  *
- * The async event file, created by GET_CONTEXT, carries struct
+ * The async event file, created by the GET_CONTEXT write command or the
+ * ASYNC_EVENT/ALLOC method (after the GET_CONTEXT method), carries struct
  * ib_uverbs_async_event_desc records: the device's port events (element =
  * port number) from the moment its context is complete, and the events of
  * the context's QPs, CQs and SRQs (element = the object's user_handle).
@@ -55,7 +56,7 @@ struct ib_uverbs_event_queue {
  * @ref: held by the anonymous file and by the uverbs file
  * @ev_queue: its events
  * @handler: the device event handler, registered by
- *	ib_uverbs_async_file_start()
+ *	ib_uverbs_async_fd_install()
  * @handler_registered: @handler is on the device's list
  */
 struct ib_uverbs_async_file {
@@ -383,22 +384,15 @@ static const struct file_operations ib_uverbs_async_fops = {
 	.llseek = no_llseek,
 };
 
-/**
- * ib_uverbs_alloc_async_file - create the async event file of a context
- * @ufile: the uverbs file whose context it serves
- * @ib_dev: the device whose events it will receive
- * @filp: set to the new anonymous file, not yet installed in a descriptor
- *
- * The result holds two references: one owned by @filp (dropped when it is
- * released, with fput() if it is never installed) and one for @ufile
- * (dropped with ib_uverbs_async_file_close() or, if the context is never
- * made, ib_uverbs_async_file_put()).
- *
- * Return: the state or an ERR_PTR().
+/*
+ * Create the async event file of a context.  The result holds two
+ * references: one owned by *@filp (dropped when it is released, with
+ * fput() if it is never installed) and one for the uverbs file (dropped
+ * with ib_uverbs_async_file_close(), or ib_uverbs_async_file_put() if the
+ * file is never installed).
  */
-struct ib_uverbs_async_file *
-ib_uverbs_alloc_async_file(struct ib_uverbs_file *ufile,
-			   struct ib_device *ib_dev, struct file **filp)
+static struct ib_uverbs_async_file *
+ib_uverbs_alloc_async_file(struct ib_device *ib_dev, struct file **filp)
 {
 	struct ib_uverbs_async_file *async_file;
 	struct file *f;
@@ -423,13 +417,64 @@ ib_uverbs_alloc_async_file(struct ib_uverbs_file *ufile,
 }
 
 /**
- * ib_uverbs_async_file_start - start delivering device events
- * @async_file: the state, of a context that is now complete
+ * ib_uverbs_async_fd_create - prepare the async event file of a context
+ * @ib_dev: the device whose events it will receive
+ * @afd: filled with the new file and a reserved, not yet installed,
+ *	descriptor for it
+ *
+ * Shared by the GET_CONTEXT write command and the ASYNC_EVENT/ALLOC
+ * method.  The caller holds the uverbs file's ctx_mutex and ends with
+ * ib_uverbs_async_fd_install() or ib_uverbs_async_fd_abort().
+ *
+ * Return: 0 or a negative errno.
  */
-void ib_uverbs_async_file_start(struct ib_uverbs_async_file *async_file)
+int ib_uverbs_async_fd_create(struct ib_device *ib_dev,
+			      struct uverbs_async_fd *afd)
 {
+	int ret;
+
+	afd->fd = get_unused_fd_flags(O_CLOEXEC);
+	if (afd->fd < 0)
+		return afd->fd;
+	afd->async_file = ib_uverbs_alloc_async_file(ib_dev, &afd->filp);
+	if (IS_ERR(afd->async_file)) {
+		ret = PTR_ERR(afd->async_file);
+		put_unused_fd(afd->fd);
+		return ret;
+	}
+	return 0;
+}
+
+/**
+ * ib_uverbs_async_fd_abort - give up an async event file before install
+ * @afd: from ib_uverbs_async_fd_create()
+ */
+void ib_uverbs_async_fd_abort(struct uverbs_async_fd *afd)
+{
+	fput(afd->filp);
+	ib_uverbs_async_file_put(afd->async_file);
+	put_unused_fd(afd->fd);
+}
+
+/**
+ * ib_uverbs_async_fd_install - make a prepared file the context's async
+ *	event file and give the process its descriptor
+ * @ufile: the uverbs file, with its ctx_mutex held and no async event
+ *	file yet
+ * @afd: from ib_uverbs_async_fd_create()
+ *
+ * Device events are delivered from now on; events of objects from now on
+ * too (they read @ufile's async_file).
+ */
+void ib_uverbs_async_fd_install(struct ib_uverbs_file *ufile,
+				struct uverbs_async_fd *afd)
+{
+	struct ib_uverbs_async_file *async_file = afd->async_file;
+
+	WRITE_ONCE(ufile->async_file, async_file);
 	ib_register_event_handler(&async_file->handler);
 	async_file->handler_registered = true;
+	fd_install(afd->fd, afd->filp);
 }
 
 /**

@@ -11,8 +11,10 @@
  * /sys/class/infiniband_verbs/abi_version (the command ABI, 6) and per
  * device ibdev, abi_version (the driver's ABI) and dev.
  *
- * The verbs ioctl (RDMA_VERBS_IOCTL) is not implemented: it fails with
- * ENOTTY, on which libibverbs uses the write() commands for everything.
+ * Commands come by write() (cmd.c) and by the verbs ioctl
+ * RDMA_VERBS_IOCTL (ioctl.c), which libibverbs prefers once its probe
+ * succeeds; it then tunnels most write() commands through the ioctl's
+ * INVOKE_WRITE method, and uses write() itself only for librxe's doorbell.
  *
  * Device removal: see uverbs.h.  The client's remove callback
  * disassociates every open file from the device (its objects and context
@@ -24,7 +26,6 @@
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "uverbs.h"
 
@@ -278,17 +279,6 @@ static int ib_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
 out_unlock:
 	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
 	return ret;
-}
-
-/*
- * The ioctl command ABI is not provided: libibverbs takes ENOTTY from
- * its RDMA_VERBS_IOCTL probe as "use write() for everything", and any
- * other answer would make it send every command through the ioctl.
- */
-static long ib_uverbs_ioctl(struct file *filp, unsigned int cmd,
-			    unsigned long arg)
-{
-	return -ENOTTY;
 }
 
 static const struct file_operations uverbs_fops = {

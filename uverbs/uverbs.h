@@ -10,11 +10,15 @@
  *            destruction of everything at close or removal
  *   cmd.c    the write() command ABI: header checks, context, device
  *            and PD commands, the command table
+ *   ioctl.c  the ioctl command ABI (RDMA_VERBS_IOCTL): header and
+ *            attribute checks against a table of methods, INVOKE_WRITE
+ *            into cmd.c's table, the device, async event and destroy
+ *            methods
  *   cmd_cq.c completion channels and CQs
  *   cmd_qp.c QPs, SRQs and their doorbells
  *   cmd_mr.c MRs and AHs
- *   event.c  the event files: the async one created by GET_CONTEXT and
- *            the completion channels
+ *   event.c  the event files: the async one (GET_CONTEXT write command
+ *            or ASYNC_EVENT/ALLOC method) and the completion channels
  *
  * Lifetime and locking, from the outside in:
  *
@@ -224,14 +228,17 @@ struct ib_ucq_object {
 };
 
 /**
- * struct uverbs_cmd_ctx - one write() command being executed
+ * struct uverbs_cmd_ctx - one write() command being executed, from write()
+ *	or from the ioctl's INVOKE_WRITE
  * @ufile: the file
  * @ib_dev: the device, valid for the command's duration (SRCU)
  * @inbuf: the core request, after the header(s)
  * @inlen: its length
- * @outbuf: the core response (user pointer from the request)
+ * @outbuf: the core response (user pointer from the request, or the
+ *	CORE_OUT attribute)
  * @outlen: its length
  * @driver_udata: the driver's part of request and response
+ * @responded: uverbs_response() wrote the core response
  */
 struct uverbs_cmd_ctx {
 	struct ib_uverbs_file	*ufile;
@@ -241,6 +248,19 @@ struct uverbs_cmd_ctx {
 	void __user		*outbuf;
 	size_t			outlen;
 	struct ib_udata		driver_udata;
+	bool			responded;
+};
+
+/**
+ * struct uverbs_async_fd - an async event file being created
+ * @async_file: its state
+ * @filp: the file
+ * @fd: the descriptor reserved for it
+ */
+struct uverbs_async_fd {
+	struct ib_uverbs_async_file	*async_file;
+	struct file			*filp;
+	int				fd;
 };
 
 /* main.c */
@@ -253,12 +273,27 @@ ssize_t ib_uverbs_write_cmd(struct ib_uverbs_file *ufile,
 int uverbs_request(struct uverbs_cmd_ctx *ctx, void *req, size_t req_len);
 int uverbs_response(struct uverbs_cmd_ctx *ctx, const void *resp,
 		    size_t resp_len);
+int uverbs_write_invoke(struct uverbs_cmd_ctx *ctx, u32 command);
+struct ib_ucontext *uverbs_ucontext_alloc(struct ib_uverbs_file *ufile,
+					  struct ib_device *ib_dev,
+					  struct ib_udata *udata);
+void uverbs_ucontext_publish(struct ib_uverbs_file *ufile,
+			     struct ib_ucontext *uctx);
+int uverbs_query_port_resp(struct ib_device *ib_dev, u32 port_num,
+			   struct ib_uverbs_query_port_resp *resp,
+			   struct ib_port_attr *attr);
+
+/* ioctl.c */
+long ib_uverbs_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
 /* cmd_cq.c, cmd_qp.c, cmd_mr.c: the commands, see cmd.c's table */
 int uverbs_cmd_create_comp_channel(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_create_cq(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_ex_create_cq(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_destroy_cq(struct uverbs_cmd_ctx *ctx);
+int uverbs_destroy_cq_obj(struct ib_uverbs_file *ufile, u32 handle,
+			  struct ib_udata *udata,
+			  struct ib_uverbs_destroy_cq_resp *resp);
 int uverbs_cmd_req_notify_cq(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_create_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_ex_create_qp(struct uverbs_cmd_ctx *ctx);
@@ -266,6 +301,9 @@ int uverbs_cmd_modify_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_ex_modify_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_query_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_destroy_qp(struct uverbs_cmd_ctx *ctx);
+int uverbs_destroy_uevent(struct ib_uverbs_file *ufile,
+			  const struct uverbs_obj_type *type, u32 id,
+			  struct ib_udata *udata, u32 *events_reported);
 int uverbs_cmd_post_send(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_post_recv(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_post_srq_recv(struct uverbs_cmd_ctx *ctx);
@@ -299,10 +337,11 @@ void uverbs_destroy_ufile(struct ib_uverbs_file *ufile,
 			  enum uverbs_remove_reason why);
 
 /* event.c */
-struct ib_uverbs_async_file *
-ib_uverbs_alloc_async_file(struct ib_uverbs_file *ufile,
-			   struct ib_device *ib_dev, struct file **filp);
-void ib_uverbs_async_file_start(struct ib_uverbs_async_file *async_file);
+int ib_uverbs_async_fd_create(struct ib_device *ib_dev,
+			      struct uverbs_async_fd *afd);
+void ib_uverbs_async_fd_abort(struct uverbs_async_fd *afd);
+void ib_uverbs_async_fd_install(struct ib_uverbs_file *ufile,
+				struct uverbs_async_fd *afd);
 void ib_uverbs_async_file_close(struct ib_uverbs_async_file *async_file);
 void ib_uverbs_async_file_put(struct ib_uverbs_async_file *async_file);
 void ib_uverbs_object_event(struct ib_uevent_object *uevent, u32 event_type);

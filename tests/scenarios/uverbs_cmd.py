@@ -457,11 +457,17 @@ def abi(dev, ibdev, lid):
     expect("CREATE_COMP_CHANNEL before GET_CONTEXT",
            create_comp_channel(fd)[0], errno.EINVAL)
     expect("CREATE_CQ before GET_CONTEXT", create_cq(fd)[0], errno.EINVAL)
+    # the ioctl ABI itself is uverbs_ioctl.py's business
     try:
         fcntl.ioctl(fd, RDMA_VERBS_IOCTL, bytearray(24))
-        report(False, "RDMA_VERBS_IOCTL is ENOTTY", "ioctl succeeded")
+        report(False, "RDMA_VERBS_IOCTL with length 0", "ioctl succeeded")
     except OSError as e:
-        expect("RDMA_VERBS_IOCTL is ENOTTY", e.errno, errno.ENOTTY)
+        expect("RDMA_VERBS_IOCTL with length 0", e.errno, errno.EINVAL)
+    try:
+        fcntl.ioctl(fd, RDMA_VERBS_IOCTL + 1, bytearray(24))
+        report(False, "another ioctl command is ENOTTY", "ioctl succeeded")
+    except OSError as e:
+        expect("another ioctl command is ENOTTY", e.errno, errno.ENOTTY)
 
     # --- GET_CONTEXT ---------------------------------------------------
     expect("GET_CONTEXT with a NULL response pointer",

@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM scenario: the verbs ioctl (RDMA_VERBS_IOCTL) of ib_uverbs.  Raw
+# ioctls with good and bad headers and attributes (uverbs_ioctl.py abi) on
+# both HCAs; randomised calls mutated from valid ones (uverbs_ioctl.py
+# random, fixed seed); then Debian's unmodified libibverbs must take the
+# ioctl path: ibv_devinfo -v under strace issues RDMA_VERBS_IOCTL calls
+# that succeed and no write() GET_CONTEXT, and ibv_rc_pingpong runs
+# between vmlx1 and vmlx0.  Nothing may be left in `rdma res` afterwards.
+# The harness fails the run on any kernel warning.
+#
+# Arguments: [SEED [ITERATIONS]] of the random calls (default 20261122,
+# 20000).
+set -u
+here=$(dirname "$0")
+. "$here/../vm/tap.sh"
+
+py=/usr/bin/python3
+iopy=$here/uverbs_ioctl.py
+run=$(mktemp -d)
+trap 'rm -rf "$run"' EXIT
+port=18600
+
+host=localhost
+getent hosts localhost >/dev/null 2>&1 || host=127.0.0.1
+
+# Turn the PASS/FAIL lines of uverbs_ioctl.py into TAP; other lines are
+# notes.
+py_tap() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"PASS "*) tap_pass "${line#PASS }" ;;
+		"FAIL "*) tap_fail "${line#FAIL }" ;;
+		*) tap_diag "$line" ;;
+		esac
+	done
+}
+
+run_py() {	# run_py DESC ARGS...: uverbs_ioctl.py ARGS, its checks as TAP
+	local desc=$1 out rc
+	shift
+	out=$(mktemp)
+	timeout 600 "$py" "$iopy" "$@" >"$out" 2>&1
+	rc=$?
+	py_tap <"$out"
+	rm -f "$out"
+	tap_ok "$rc" "$desc"
+}
+
+# Wait until something listens on TCP port $1 (at most 10 s).
+wait_listen() {
+	local hex
+	hex=$(printf '%04X' "$1")
+	for _ in $(seq 100); do
+		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 \
+			2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
+tap_check "modprobe ib_uverbs" modprobe ib_uverbs
+if ! ibv_devices 2>/dev/null | grep -q vmlx0; then
+	tap_bail "libibverbs does not see vmlx0"
+fi
+
+# --- raw ioctls ---------------------------------------------------------
+run_py "raw ioctls on uverbs0" abi /dev/infiniband/uverbs0 vmlx0
+run_py "raw ioctls on uverbs1" abi /dev/infiniband/uverbs1 vmlx1
+run_py "randomised ioctls" random /dev/infiniband/uverbs0 \
+	"${2:-20000}" "${1:-20261122}"
+
+# --- libibverbs takes the ioctl path ------------------------------------
+strace -f -o "$run/strace" -e trace=ioctl,write \
+	ibv_devinfo -v -d vmlx0 >"$run/devinfo" 2>&1
+tap_ok $? "ibv_devinfo -v -d vmlx0 under strace exits 0"
+tap_like "ibv_devinfo -v: port 1 PORT_ACTIVE" "$(cat "$run/devinfo")" \
+	"state:[[:space:]]+PORT_ACTIVE \\(4\\)"
+tap_like "ibv_devinfo -v: GID[0] listed" "$(cat "$run/devinfo")" \
+	"GID\\[ *0\\]:[[:space:]]+fe80:"
+tap_like "ibv_devinfo -v: extended attributes (max_qp_rd_atom)" \
+	"$(cat "$run/devinfo")" "max_qp_rd_atom:"
+# strace may not know the name of the ioctl
+vioctl='(RDMA_VERBS_IOCTL|_IOC\(_IOC_READ\|_IOC_WRITE, 0x1b, 0x1, 0x18\))'
+ok_ioctls=$(grep -E -c "ioctl\([0-9]+, $vioctl, .*\) = 0$" "$run/strace")
+tap_ok "$([[ $ok_ioctls -ge 3 ]]; echo $?)" \
+	"ibv_devinfo: $ok_ioctls RDMA_VERBS_IOCTL calls returned 0 (>= 3)"
+probe=$(grep -E -c "$vioctl.*= -1 ENOSPC" "$run/strace")
+tap_is "ibv_devinfo: exactly one probe answered ENOSPC" "$probe" 1
+# write(fd, "\0\0\0\0..." = GET_CONTEXT (command 0) through write()
+writes=$(grep -E -c '^([0-9]+ +)?write\([0-9]+, "\\0\\0\\0\\0' \
+	"$run/strace")
+tap_is "ibv_devinfo: no write() GET_CONTEXT" "$writes" 0
+if [[ $ok_ioctls -lt 3 || $writes -ne 0 ]]; then
+	sed 's/^/# strace: /' "$run/strace" | head -40
+fi
+
+port=$((port + 1))
+timeout 60 ibv_rc_pingpong -d vmlx1 -i 1 -p "$port" -n 100 \
+	>"$run/server" 2>&1 &
+spid=$!
+wait_listen "$port"
+timeout 60 strace -f -o "$run/strace2" -e trace=ioctl,write \
+	ibv_rc_pingpong -d vmlx0 -i 1 -p "$port" -n 100 "$host" \
+	>"$run/client" 2>&1
+crc=$?
+wait "$spid"
+src=$?
+tap_ok "$src" "ibv_rc_pingpong -n 100: server exits 0"
+[[ $src -eq 0 ]] || sed 's/^/# server: /' "$run/server"
+tap_ok "$crc" "ibv_rc_pingpong -n 100: client exits 0"
+[[ $crc -eq 0 ]] || sed 's/^/# client: /' "$run/client"
+tap_like "ibv_rc_pingpong: bandwidth line" "$(cat "$run/client")" \
+	"bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec"
+destroys=$(grep -E -c "$vioctl.*= 0$" "$run/strace2")
+tap_ok "$([[ $destroys -ge 8 ]]; echo $?)" \
+	"ibv_rc_pingpong: $destroys successful RDMA_VERBS_IOCTL calls (>= 8)"
+
+# --- nothing left -------------------------------------------------------
+# (the kernel's own objects, "comm [...]", do not count)
+for res in qp cq mr pd; do
+	tap_is "rdma res show $res: no user object left" \
+		"$(rdma res show "$res" 2>&1 | grep -v 'comm \[')" ""
+done
+
+tap_check "rmmod ib_uverbs" rmmod ib_uverbs
+tap_check "rmmod vmlx" rmmod vmlx
+tap_done
