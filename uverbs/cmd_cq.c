@@ -100,69 +100,110 @@ err_fd:
 	return ret;
 }
 
+/**
+ * uverbs_cq_create - create a CQ for a user, not yet visible
+ * @ufile: the file
+ * @params: what the CQ is made of; a completion channel there stays the
+ *	caller's, the CQ takes a reference of its own
+ * @udata: the driver's data of the command or method
+ *
+ * Shared by CREATE_CQ, EX_CREATE_CQ and the CQ/CREATE method.  The CQ's
+ * async events go to the file's async event file, its completion events
+ * to @params->comp_file.  The caller writes its response, then either
+ * makes the CQ visible with uobj_alloc_commit() or takes it back with
+ * uobj_alloc_destroy().
+ *
+ * Return: the new object, with @object the struct ib_cq, or an ERR_PTR():
+ * -EINVAL for a size of 0 or above the device's maximum or a completion
+ * vector it does not have, -EOPNOTSUPP for flags.
+ */
+struct ib_uobject *uverbs_cq_create(struct ib_uverbs_file *ufile,
+				    const struct uverbs_cq_params *params,
+				    struct ib_udata *udata)
+{
+	struct ib_cq_init_attr attr = {};
+	struct ib_ucq_object *ucq;
+	struct ib_uobject *uobj;
+	struct ib_cq *cq;
+	int ret;
+
+	uobj = uobj_alloc_begin(&uverbs_type_cq, ufile);
+	if (IS_ERR(uobj))
+		return uobj;
+	ucq = container_of(uobj, struct ib_ucq_object, uevent.uobject);
+	uobj->user_handle = params->user_handle;
+	INIT_LIST_HEAD(&ucq->uevent.event_list);
+	INIT_LIST_HEAD(&ucq->comp_list);
+	if (params->comp_file) {
+		ib_uverbs_comp_file_hold(params->comp_file);
+		ucq->comp_file = params->comp_file;
+	}
+
+	attr.cqe = params->cqe;
+	attr.comp_vector = params->comp_vector;
+	attr.flags = params->flags;
+	cq = ib_create_cq_user(uobj->context, uobj, &attr,
+			       uverbs_cq_comp_handler, uverbs_cq_event_handler,
+			       ucq, udata);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
+		goto err_channel;
+	}
+	uobj->object = cq;
+	return uobj;
+
+err_channel:
+	if (ucq->comp_file)
+		ib_uverbs_comp_file_put(ucq->comp_file);
+	uobj_alloc_abort(uobj);
+	return ERR_PTR(ret);
+}
+
 /*
- * CREATE_CQ and EX_CREATE_CQ.  @resp is the extended response, whose
- * head is the legacy one; @resp_len says how much of it to write.
+ * The write() front end of CREATE_CQ and EX_CREATE_CQ.  @resp is the
+ * extended response, whose head is the legacy one; @resp_len says how
+ * much of it to write.
  */
 static int uverbs_create_cq(struct uverbs_cmd_ctx *ctx,
 			    const struct ib_uverbs_ex_create_cq *cmd,
 			    struct ib_uverbs_ex_create_cq_resp *resp,
 			    size_t resp_len)
 {
-	struct ib_cq_init_attr attr = {};
-	struct ib_udata no_udata = {};
-	struct ib_ucq_object *ucq;
+	struct uverbs_cq_params params = {
+		.user_handle = cmd->user_handle,
+		.cqe = cmd->cqe,
+		.comp_vector = cmd->comp_vector,
+		.flags = cmd->flags,
+	};
 	struct ib_uobject *uobj;
 	struct ib_cq *cq;
 	int ret;
 
-	uobj = uobj_alloc_begin(&uverbs_type_cq, ctx->ufile);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	ucq = container_of(uobj, struct ib_ucq_object, uevent.uobject);
-	uobj->user_handle = cmd->user_handle;
-	INIT_LIST_HEAD(&ucq->uevent.event_list);
-	INIT_LIST_HEAD(&ucq->comp_list);
-
 	if (cmd->comp_channel >= 0) {
-		ucq->comp_file = ib_uverbs_comp_file_get(ctx->ufile,
-							 cmd->comp_channel);
-		if (IS_ERR(ucq->comp_file)) {
-			ret = PTR_ERR(ucq->comp_file);
-			ucq->comp_file = NULL;
-			goto err_abort;
-		}
+		params.comp_file = ib_uverbs_comp_file_get(ctx->ufile,
+							   cmd->comp_channel);
+		if (IS_ERR(params.comp_file))
+			return PTR_ERR(params.comp_file);
 	}
 
-	attr.cqe = cmd->cqe;
-	attr.comp_vector = cmd->comp_vector;
-	attr.flags = cmd->flags;
-	cq = ib_create_cq_user(uobj->context, uobj, &attr,
-			       uverbs_cq_comp_handler, uverbs_cq_event_handler,
-			       ucq, &ctx->driver_udata);
-	if (IS_ERR(cq)) {
-		ret = PTR_ERR(cq);
-		goto err_channel;
+	uobj = uverbs_cq_create(ctx->ufile, &params, &ctx->driver_udata);
+	if (IS_ERR(uobj)) {
+		ret = PTR_ERR(uobj);
+		goto out_channel;
 	}
-	uobj->object = cq;
+	cq = uobj->object;
 
 	resp->base.cq_handle = uobj->id;
 	resp->base.cqe = cq->cqe;
 	resp->response_length = min(ctx->outlen, resp_len);
 	ret = uverbs_response(ctx, resp, resp_len);
 	if (ret)
-		goto err_cq;
-	uobj_alloc_commit(uobj);
-	return 0;
-
-err_cq:
-	WARN_ON(ib_destroy_cq_user(cq, &no_udata));
-	/* nobody could arm it: no event was queued */
-err_channel:
-	if (ucq->comp_file)
-		ib_uverbs_comp_file_put(ucq->comp_file);
-err_abort:
-	uobj_alloc_abort(uobj);
+		uobj_alloc_destroy(uobj);
+	else
+		uobj_alloc_commit(uobj);
+out_channel:
+	if (params.comp_file)
+		ib_uverbs_comp_file_put(params.comp_file);
 	return ret;
 }
 

@@ -99,106 +99,140 @@ int uverbs_destroy_uevent(struct ib_uverbs_file *ufile,
 /* Queue pairs                                                         */
 /* ------------------------------------------------------------------ */
 
-/* CREATE_QP and EX_CREATE_QP; @resp's head is the legacy response. */
+/**
+ * uverbs_qp_create - create a QP for a user, not yet visible
+ * @ufile: the file
+ * @params: what the QP is made of; @params->cap is updated to what was
+ *	allocated.  The PD, CQs and SRQ are the caller's, held for reading
+ *	during the call.
+ * @udata: the driver's data of the command or method
+ *
+ * Shared by CREATE_QP, EX_CREATE_QP and the QP/CREATE method.  The QP's
+ * async events go to the file's async event file.  The caller writes its
+ * response, then uobj_alloc_commit() or uobj_alloc_destroy().
+ *
+ * Return: the new object, with @object the struct ib_qp, or an ERR_PTR().
+ */
+struct ib_uobject *uverbs_qp_create(struct ib_uverbs_file *ufile,
+				    struct uverbs_qp_params *params,
+				    struct ib_udata *udata)
+{
+	struct ib_qp_init_attr attr = {};
+	struct ib_uevent_object *uevent;
+	struct ib_uobject *uobj;
+	struct ib_qp *qp;
+
+	uobj = uobj_alloc_begin(&uverbs_type_qp, ufile);
+	if (IS_ERR(uobj))
+		return uobj;
+	uevent = container_of(uobj, struct ib_uevent_object, uobject);
+	uobj->user_handle = params->user_handle;
+	INIT_LIST_HEAD(&uevent->event_list);
+
+	attr.event_handler = uverbs_uevent_handler;
+	attr.qp_context = uevent;
+	attr.send_cq = params->send_cq;
+	attr.recv_cq = params->recv_cq;
+	attr.srq = params->srq;
+	attr.cap = params->cap;
+	attr.sq_sig_type = params->sq_sig_all ? IB_SIGNAL_ALL_WR :
+						IB_SIGNAL_REQ_WR;
+	attr.qp_type = params->qp_type;
+	attr.create_flags = params->create_flags;
+
+	qp = ib_create_qp_user(params->pd, uobj, &attr, udata);
+	if (IS_ERR(qp)) {
+		uobj_alloc_abort(uobj);
+		return ERR_CAST(qp);
+	}
+	uobj->object = qp;
+	params->cap = attr.cap;
+	return uobj;
+}
+
+/*
+ * The write() front end of CREATE_QP and EX_CREATE_QP; @resp's head is
+ * the legacy response.
+ */
 static int uverbs_create_qp(struct uverbs_cmd_ctx *ctx,
 			    const struct ib_uverbs_ex_create_qp *cmd,
 			    struct ib_uverbs_ex_create_qp_resp *resp,
 			    size_t resp_len)
 {
 	struct ib_uobject *pd_uobj, *scq_uobj, *rcq_uobj, *srq_uobj = NULL;
-	struct ib_qp_init_attr attr = {};
-	struct ib_uevent_object *uevent;
-	struct ib_udata no_udata = {};
+	struct uverbs_qp_params params = {
+		.user_handle = cmd->user_handle,
+		.cap = {
+			.max_send_wr = cmd->max_send_wr,
+			.max_recv_wr = cmd->max_recv_wr,
+			.max_send_sge = cmd->max_send_sge,
+			.max_recv_sge = cmd->max_recv_sge,
+			.max_inline_data = cmd->max_inline_data,
+		},
+		.qp_type = cmd->qp_type,
+		.create_flags = cmd->create_flags,
+		.sq_sig_all = cmd->sq_sig_all,
+	};
 	struct ib_uobject *uobj;
 	struct ib_qp *qp;
 	int ret;
-
-	uobj = uobj_alloc_begin(&uverbs_type_qp, ctx->ufile);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	uevent = container_of(uobj, struct ib_uevent_object, uobject);
-	uobj->user_handle = cmd->user_handle;
-	INIT_LIST_HEAD(&uevent->event_list);
 
 	/* upstream answers -EINVAL for every bad handle here */
 	ret = -EINVAL;
 	pd_uobj = uobj_get_read(&uverbs_type_pd, ctx->ufile, cmd->pd_handle);
 	if (IS_ERR(pd_uobj))
-		goto err_abort;
+		return ret;
 	rcq_uobj = uobj_get_read(&uverbs_type_cq, ctx->ufile,
 				 cmd->recv_cq_handle);
 	if (IS_ERR(rcq_uobj))
-		goto err_pd;
+		goto out_pd;
 	scq_uobj = uobj_get_read(&uverbs_type_cq, ctx->ufile,
 				 cmd->send_cq_handle);
 	if (IS_ERR(scq_uobj))
-		goto err_rcq;
+		goto out_rcq;
 	if (cmd->is_srq) {
 		srq_uobj = uobj_get_read(&uverbs_type_srq, ctx->ufile,
 					 cmd->srq_handle);
 		if (IS_ERR(srq_uobj)) {
 			srq_uobj = NULL;
-			goto err_scq;
+			goto out_scq;
 		}
-		attr.srq = srq_uobj->object;
+		params.srq = srq_uobj->object;
 	}
+	params.pd = pd_uobj->object;
+	params.send_cq = scq_uobj->object;
+	params.recv_cq = rcq_uobj->object;
 
-	attr.event_handler = uverbs_uevent_handler;
-	attr.qp_context = uevent;
-	attr.send_cq = scq_uobj->object;
-	attr.recv_cq = rcq_uobj->object;
-	attr.cap.max_send_wr = cmd->max_send_wr;
-	attr.cap.max_recv_wr = cmd->max_recv_wr;
-	attr.cap.max_send_sge = cmd->max_send_sge;
-	attr.cap.max_recv_sge = cmd->max_recv_sge;
-	attr.cap.max_inline_data = cmd->max_inline_data;
-	attr.sq_sig_type = cmd->sq_sig_all ? IB_SIGNAL_ALL_WR :
-					     IB_SIGNAL_REQ_WR;
-	attr.qp_type = cmd->qp_type;
-	attr.create_flags = cmd->create_flags;
-
-	qp = ib_create_qp_user(pd_uobj->object, uobj, &attr,
-			       &ctx->driver_udata);
-	if (IS_ERR(qp)) {
-		ret = PTR_ERR(qp);
-		goto err_srq;
+	uobj = uverbs_qp_create(ctx->ufile, &params, &ctx->driver_udata);
+	if (IS_ERR(uobj)) {
+		ret = PTR_ERR(uobj);
+		goto out_srq;
 	}
-	uobj->object = qp;
+	qp = uobj->object;
 
 	resp->base.qp_handle = uobj->id;
 	resp->base.qpn = qp->qp_num;
-	resp->base.max_send_wr = attr.cap.max_send_wr;
-	resp->base.max_recv_wr = attr.cap.max_recv_wr;
-	resp->base.max_send_sge = attr.cap.max_send_sge;
-	resp->base.max_recv_sge = attr.cap.max_recv_sge;
-	resp->base.max_inline_data = attr.cap.max_inline_data;
+	resp->base.max_send_wr = params.cap.max_send_wr;
+	resp->base.max_recv_wr = params.cap.max_recv_wr;
+	resp->base.max_send_sge = params.cap.max_send_sge;
+	resp->base.max_recv_sge = params.cap.max_recv_sge;
+	resp->base.max_inline_data = params.cap.max_inline_data;
 	resp->response_length = min(ctx->outlen, resp_len);
 	ret = uverbs_response(ctx, resp, resp_len);
 	if (ret)
-		goto err_qp;
+		uobj_alloc_destroy(uobj);
+	else
+		uobj_alloc_commit(uobj);
 
+out_srq:
 	if (srq_uobj)
 		uobj_put_read(srq_uobj);
+out_scq:
 	uobj_put_read(scq_uobj);
+out_rcq:
 	uobj_put_read(rcq_uobj);
+out_pd:
 	uobj_put_read(pd_uobj);
-	uobj_alloc_commit(uobj);
-	return 0;
-
-err_qp:
-	WARN_ON(ib_destroy_qp_user(qp, &no_udata));
-	/* it never reached a state that raises events */
-err_srq:
-	if (srq_uobj)
-		uobj_put_read(srq_uobj);
-err_scq:
-	uobj_put_read(scq_uobj);
-err_rcq:
-	uobj_put_read(rcq_uobj);
-err_pd:
-	uobj_put_read(pd_uobj);
-err_abort:
-	uobj_alloc_abort(uobj);
 	return ret;
 }
 
@@ -629,6 +663,50 @@ int uverbs_cmd_post_srq_recv(struct uverbs_cmd_ctx *ctx)
 /* ------------------------------------------------------------------ */
 
 /**
+ * uverbs_srq_create - create an SRQ for a user, not yet visible
+ * @ufile: the file
+ * @params: what the SRQ is made of; @params->attr is updated to what was
+ *	allocated.  The PD is the caller's, held for reading during the call.
+ * @udata: the driver's data of the command or method
+ *
+ * Shared by CREATE_SRQ and the SRQ/CREATE method.  The SRQ's async events
+ * go to the file's async event file.  The caller writes its response,
+ * then uobj_alloc_commit() or uobj_alloc_destroy().
+ *
+ * Return: the new object, with @object the struct ib_srq, or an
+ * ERR_PTR(); -EOPNOTSUPP for other than basic SRQs.
+ */
+struct ib_uobject *uverbs_srq_create(struct ib_uverbs_file *ufile,
+				     struct uverbs_srq_params *params,
+				     struct ib_udata *udata)
+{
+	struct ib_srq_init_attr attr = {};
+	struct ib_uevent_object *uevent;
+	struct ib_uobject *uobj;
+	struct ib_srq *srq;
+
+	uobj = uobj_alloc_begin(&uverbs_type_srq, ufile);
+	if (IS_ERR(uobj))
+		return uobj;
+	uevent = container_of(uobj, struct ib_uevent_object, uobject);
+	uobj->user_handle = params->user_handle;
+	INIT_LIST_HEAD(&uevent->event_list);
+
+	attr.event_handler = uverbs_uevent_handler;
+	attr.srq_context = uevent;
+	attr.srq_type = params->srq_type;
+	attr.attr = params->attr;
+	srq = ib_create_srq_user(params->pd, uobj, &attr, udata);
+	if (IS_ERR(srq)) {
+		uobj_alloc_abort(uobj);
+		return ERR_CAST(srq);
+	}
+	uobj->object = srq;
+	params->attr = attr.attr;
+	return uobj;
+}
+
+/**
  * uverbs_cmd_create_srq - CREATE_SRQ (basic SRQs)
  * @ctx: the command
  *
@@ -637,60 +715,40 @@ int uverbs_cmd_post_srq_recv(struct uverbs_cmd_ctx *ctx)
 int uverbs_cmd_create_srq(struct uverbs_cmd_ctx *ctx)
 {
 	struct ib_uverbs_create_srq_resp resp = {};
-	struct ib_srq_init_attr attr = {};
+	struct uverbs_srq_params params = {};
 	struct ib_uverbs_create_srq cmd;
-	struct ib_uevent_object *uevent;
-	struct ib_udata no_udata = {};
 	struct ib_uobject *uobj, *pd_uobj;
-	struct ib_srq *srq;
 	int ret;
 
 	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
 
-	uobj = uobj_alloc_begin(&uverbs_type_srq, ctx->ufile);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	uevent = container_of(uobj, struct ib_uevent_object, uobject);
-	uobj->user_handle = cmd.user_handle;
-	INIT_LIST_HEAD(&uevent->event_list);
-
 	pd_uobj = uobj_get_read(&uverbs_type_pd, ctx->ufile, cmd.pd_handle);
-	if (IS_ERR(pd_uobj)) {
-		ret = -EINVAL;
-		goto err_abort;
+	if (IS_ERR(pd_uobj))
+		return -EINVAL;
+	params.user_handle = cmd.user_handle;
+	params.pd = pd_uobj->object;
+	params.srq_type = IB_SRQT_BASIC;
+	params.attr.max_wr = cmd.max_wr;
+	params.attr.max_sge = cmd.max_sge;
+	params.attr.srq_limit = cmd.srq_limit;
+	uobj = uverbs_srq_create(ctx->ufile, &params, &ctx->driver_udata);
+	if (IS_ERR(uobj)) {
+		ret = PTR_ERR(uobj);
+		goto out_pd;
 	}
-	attr.event_handler = uverbs_uevent_handler;
-	attr.srq_context = uevent;
-	attr.srq_type = IB_SRQT_BASIC;
-	attr.attr.max_wr = cmd.max_wr;
-	attr.attr.max_sge = cmd.max_sge;
-	attr.attr.srq_limit = cmd.srq_limit;
-	srq = ib_create_srq_user(pd_uobj->object, uobj, &attr,
-				 &ctx->driver_udata);
-	if (IS_ERR(srq)) {
-		ret = PTR_ERR(srq);
-		goto err_pd;
-	}
-	uobj->object = srq;
 
 	resp.srq_handle = uobj->id;
-	resp.max_wr = attr.attr.max_wr;
-	resp.max_sge = attr.attr.max_sge;
+	resp.max_wr = params.attr.max_wr;
+	resp.max_sge = params.attr.max_sge;
 	ret = uverbs_response(ctx, &resp, sizeof(resp));
 	if (ret)
-		goto err_srq;
+		uobj_alloc_destroy(uobj);
+	else
+		uobj_alloc_commit(uobj);
+out_pd:
 	uobj_put_read(pd_uobj);
-	uobj_alloc_commit(uobj);
-	return 0;
-
-err_srq:
-	WARN_ON(ib_destroy_srq_user(srq, &no_udata));
-err_pd:
-	uobj_put_read(pd_uobj);
-err_abort:
-	uobj_alloc_abort(uobj);
 	return ret;
 }
 

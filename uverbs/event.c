@@ -478,6 +478,33 @@ void ib_uverbs_async_fd_install(struct ib_uverbs_file *ufile,
 }
 
 /**
+ * ib_uverbs_async_fd_check - whether a descriptor is the async event file
+ *	of a uverbs file's context
+ * @ufile: the uverbs file; a command of it is running
+ * @fd: the descriptor
+ *
+ * For the EVENT_FD attribute of the create methods: the object's async
+ * events go to that file, which must be the context's one (upstream
+ * accepts the async event files of the same uverbs file only).
+ *
+ * Return: 0, or -EBADF if @fd is not open or not that file.
+ */
+int ib_uverbs_async_fd_check(struct ib_uverbs_file *ufile, int fd)
+{
+	struct fd f = fdget(fd);
+	int ret = -EBADF;
+
+	if (!f.file)
+		return -EBADF;
+	/* set once under ctx_mutex; cleared only at teardown, not now */
+	if (f.file->f_op == &ib_uverbs_async_fops &&
+	    f.file->private_data == READ_ONCE(ufile->async_file))
+		ret = 0;
+	fdput(f);
+	return ret;
+}
+
+/**
  * ib_uverbs_async_file_close - the context of an async event file is gone
  * @async_file: the state; the uverbs file's reference is dropped
  *
@@ -628,6 +655,16 @@ ib_uverbs_comp_file_get(struct ib_uverbs_file *ufile, int fd)
 	}
 	fdput(f);
 	return comp_file;
+}
+
+/**
+ * ib_uverbs_comp_file_hold - take another reference to a completion
+ *	channel
+ * @comp_file: the channel's state, referenced by the caller
+ */
+void ib_uverbs_comp_file_hold(struct ib_uverbs_comp_file *comp_file)
+{
+	kref_get(&comp_file->ref);
 }
 
 /**

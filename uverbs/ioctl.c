@@ -26,11 +26,23 @@
  * A handler never returns -EPROTONOSUPPORT: that would make libibverbs
  * take the method for absent and retry with write().  Output attributes
  * get UVERBS_ATTR_F_VALID_OUTPUT in the user's copy of their flags once
- * written.  Object handles are looked up by the handlers.
+ * written.  Object handles are looked up by the handlers, with upstream's
+ * errnos: -ENOENT for a missing attribute or an unknown handle, -EINVAL
+ * for a negative one or one of another type, -EBUSY for an object being
+ * destroyed, -EBADF for a descriptor of the wrong kind.  The objects a
+ * handler uses stay held for reading until the call ends.
+ *
+ * The CQ, QP and SRQ CREATE methods make their objects with the creation
+ * functions of cmd_cq.c and cmd_qp.c, which the write() commands use too;
+ * the new object's handle is written into the data of its HANDLE
+ * attribute, and the object becomes visible only once the whole call
+ * (outputs, UHW_OUT's flag) has succeeded: otherwise it is destroyed and
+ * the call leaves nothing behind, as upstream.
  *
  * The whole call runs in the device's disassociation SRCU read section,
  * as write() does, and fails with -EIO once the device is gone.
  */
+#include <linux/capability.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
@@ -65,7 +77,10 @@ struct uverbs_ioa_spec {
 };
 
 /* No method knows more attributes than this. */
-#define UVERBS_IOA_MAX_SPECS	16
+#define UVERBS_IOA_MAX_SPECS	20
+
+/* No method looks up more objects than this. */
+#define UVERBS_IOA_MAX_HELD	4
 
 struct uverbs_ioctl_call;
 
@@ -97,6 +112,11 @@ struct uverbs_ioctl_method {
  * @attr_idx: per entry of the method's specs, the index of the attribute
  *	in @uattrs, or -1 if the call does not have it
  * @driver_udata: the driver's data (UHW_IN/UHW_OUT) of the call
+ * @held: the objects the handler looked up, held for reading until the
+ *	call ends
+ * @num_held: their number
+ * @new_uobj: the object a create method made, not yet visible: made
+ *	visible if the call succeeds, destroyed if it fails
  */
 struct uverbs_ioctl_call {
 	struct ib_uverbs_file		*ufile;
@@ -106,6 +126,9 @@ struct uverbs_ioctl_call {
 	struct ib_uverbs_attr		*uattrs;
 	s16				attr_idx[UVERBS_IOA_MAX_SPECS];
 	struct ib_udata			driver_udata;
+	struct ib_uobject		*held[UVERBS_IOA_MAX_HELD];
+	unsigned int			num_held;
+	struct ib_uobject		*new_uobj;
 };
 
 #define IOA_MANDATORY	true
@@ -117,6 +140,14 @@ struct uverbs_ioctl_call {
 #define IOA_PTR_OUT(_id, _min, _max, _mand)				\
 	{ .id = _id, .kind = UVERBS_IOA_PTR_OUT, .mandatory = _mand,	\
 	  .min_len = _min, .max_len = _max }
+/* a value of a given type, always inline (at most 8 bytes) */
+#define IOA_TYPE_IN(_id, _type, _mand)					\
+	IOA_PTR_IN(_id, sizeof(_type), sizeof(_type), _mand)
+/* a structure of which at least the members up to _last are needed */
+#define IOA_STRUCT_IN(_id, _type, _last, _mand)				\
+	{ .id = _id, .kind = UVERBS_IOA_PTR_IN, .mandatory = _mand,	\
+	  .zero_trailing = true,					\
+	  .min_len = offsetofend(_type, _last), .max_len = sizeof(_type) }
 /* a u64 value; libibverbs always sends 8 bytes */
 #define IOA_CONST_IN(_id, _mand)					\
 	IOA_PTR_IN(_id, sizeof(u64), sizeof(u64), _mand)
@@ -287,6 +318,121 @@ static void ioa_fill_udata(const struct uverbs_ioctl_call *call,
 		udata->outlen = call->uattrs[out].len;
 		udata->outbuf = u64_to_user_ptr(call->uattrs[out].data);
 	}
+}
+
+/* Whether the call has attribute @id. */
+static bool ioa_has(const struct uverbs_ioctl_call *call, u16 id)
+{
+	return ioa_index(call, id) >= 0;
+}
+
+/*
+ * The value of an inline input attribute whose spec fixes its length to
+ * @size (IOA_TYPE_IN, at most 8); -ENOENT without the attribute.
+ */
+static int ioa_get_inline(const struct uverbs_ioctl_call *call, u16 id,
+			  void *to, size_t size)
+{
+	const struct ib_uverbs_attr *attr = ioa_get(call, id);
+
+	if (!attr)
+		return -ENOENT;
+	if (WARN_ON_ONCE(attr->len != size || size > sizeof(attr->data)))
+		return -EINVAL;
+	memcpy(to, &attr->data, size);
+	return 0;
+}
+
+/*
+ * An input structure of @size bytes, inline or not; a shorter attribute
+ * (as its spec allows) leaves the rest zero, the bytes of a longer one
+ * beyond @size were checked to be zero.  -ENOENT without the attribute.
+ */
+static int ioa_copy_from(const struct uverbs_ioctl_call *call, u16 id,
+			 void *to, size_t size)
+{
+	const struct ib_uverbs_attr *attr = ioa_get(call, id);
+	size_t len;
+
+	memset(to, 0, size);
+	if (!attr)
+		return -ENOENT;
+	len = min_t(size_t, attr->len, size);
+	if (attr->len <= sizeof(attr->data)) {
+		memcpy(to, &attr->data, len);
+		return 0;
+	}
+	if (copy_from_user(to, u64_to_user_ptr(attr->data), len))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Look up the object named by handle attribute @id and hold it for
+ * reading until the call ends.  Return: the ib_* object, or ERR_PTR():
+ * -ENOENT without the attribute or for an unknown handle, -EINVAL for a
+ * handle of another type, -EBUSY for an object being destroyed.
+ */
+static void *ioa_get_obj(struct uverbs_ioctl_call *call, u16 id,
+			 const struct uverbs_obj_type *type)
+{
+	struct ib_uobject *uobj;
+	u32 handle;
+	int ret;
+
+	ret = ioa_get_handle(call, id, &handle);
+	if (ret)
+		return ERR_PTR(ret);
+	/* a method looking up more than it declared is our bug */
+	if (WARN_ON_ONCE(call->num_held == ARRAY_SIZE(call->held)))
+		return ERR_PTR(-EINVAL);
+	uobj = uobj_get_read(type, call->ufile, handle);
+	if (IS_ERR(uobj))
+		return uobj;
+	call->held[call->num_held++] = uobj;
+	return uobj->object;
+}
+
+/* A descriptor attribute; -ENOENT without it, -EINVAL if not an int. */
+static int ioa_get_fd(const struct uverbs_ioctl_call *call, u16 id, int *fd)
+{
+	const struct ib_uverbs_attr *attr = ioa_get(call, id);
+
+	if (!attr)
+		return -ENOENT;
+	if (attr->data_s64 < INT_MIN || attr->data_s64 > INT_MAX)
+		return -EINVAL;
+	*fd = attr->data_s64;
+	return 0;
+}
+
+/*
+ * The EVENT_FD attribute of a create method.  Without it the object's
+ * async events go to the context's async event file, if any; with it,
+ * it must be that file: there is only one per context here.
+ */
+static int ioa_check_event_fd(const struct uverbs_ioctl_call *call, u16 id)
+{
+	int ret;
+	int fd;
+
+	ret = ioa_get_fd(call, id, &fd);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	return ib_uverbs_async_fd_check(call->ufile, fd);
+}
+
+/*
+ * A create method made @uobj: write its handle into attribute @id of the
+ * user's array; run() makes it visible if the whole call succeeds.
+ */
+static int ioa_new_uobj(struct uverbs_ioctl_call *call, u16 id,
+			struct ib_uobject *uobj)
+{
+	call->new_uobj = uobj;
+	return ioa_put_data(call, id, uobj->id);
 }
 
 static struct ib_ucontext *ioa_ucontext(struct uverbs_ioctl_call *call)
@@ -608,6 +754,379 @@ static const struct uverbs_ioa_spec uverbs_async_event_alloc_specs[] = {
 };
 
 /* ------------------------------------------------------------------ */
+/* Create methods                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The completion channel of CQ/CREATE, referenced: NULL without the
+ * attribute, ERR_PTR(-EBADF) if the descriptor is not a channel of this
+ * file (as upstream's descriptor lookup; write() says -EINVAL).
+ */
+static struct ib_uverbs_comp_file *
+ioa_get_comp_file(const struct uverbs_ioctl_call *call, u16 id)
+{
+	struct ib_uverbs_comp_file *comp_file;
+	int ret;
+	int fd;
+
+	ret = ioa_get_fd(call, id, &fd);
+	if (ret == -ENOENT)
+		return NULL;
+	if (ret)
+		return ERR_PTR(ret);
+	comp_file = ib_uverbs_comp_file_get(call->ufile, fd);
+	return IS_ERR(comp_file) ? ERR_PTR(-EBADF) : comp_file;
+}
+
+static int uverbs_ioctl_cq_create(struct uverbs_ioctl_call *call)
+{
+	struct uverbs_cq_params params = {};
+	struct ib_uobject *uobj;
+	u32 cqe;
+	u64 flags;
+	int ret;
+
+	ret = ioa_check_event_fd(call, UVERBS_ATTR_CREATE_CQ_EVENT_FD);
+	if (ret)
+		return ret;
+	ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_CQ_COMP_VECTOR,
+			     &params.comp_vector, sizeof(params.comp_vector));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_CQ_CQE,
+				     &params.cqe, sizeof(params.cqe));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_CQ_USER_HANDLE,
+				     &params.user_handle,
+				     sizeof(params.user_handle));
+	if (ret)
+		return ret;
+	/* known flags pass, the core refuses those it cannot do */
+	ret = ioa_get_flags(call, UVERBS_ATTR_CREATE_CQ_FLAGS,
+			    IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION |
+			    IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN, &flags);
+	if (ret)
+		return ret;
+	params.flags = flags;
+
+	params.comp_file = ioa_get_comp_file(call,
+					     UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL);
+	if (IS_ERR(params.comp_file))
+		return PTR_ERR(params.comp_file);
+
+	uobj = uverbs_cq_create(call->ufile, &params, &call->driver_udata);
+	if (IS_ERR(uobj)) {
+		ret = PTR_ERR(uobj);
+		goto out_channel;
+	}
+	ret = ioa_new_uobj(call, UVERBS_ATTR_CREATE_CQ_HANDLE, uobj);
+	if (ret)
+		goto out_channel;
+	cqe = ((struct ib_cq *)uobj->object)->cqe;
+	ret = ioa_copy_to(call, UVERBS_ATTR_CREATE_CQ_RESP_CQE, &cqe,
+			  sizeof(cqe), false);
+out_channel:
+	if (params.comp_file)
+		ib_uverbs_comp_file_put(params.comp_file);
+	return ret;
+}
+
+static const struct uverbs_ioa_spec uverbs_cq_create_specs[] = {
+	IOA_OBJ(UVERBS_ATTR_CREATE_CQ_HANDLE, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_CQ_CQE, u32, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_CQ_USER_HANDLE, u64, IOA_MANDATORY),
+	IOA_OBJ(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, IOA_OPTIONAL),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, u32, IOA_MANDATORY),
+	IOA_FLAGS_IN(UVERBS_ATTR_CREATE_CQ_FLAGS, IOA_OPTIONAL),
+	IOA_TYPE_OUT(UVERBS_ATTR_CREATE_CQ_RESP_CQE, u32, IOA_MANDATORY),
+	IOA_OBJ(UVERBS_ATTR_CREATE_CQ_EVENT_FD, IOA_OPTIONAL),
+	IOA_UHW_IN,
+	IOA_UHW_OUT,
+};
+
+#define UVERBS_QP_CREATE_FLAGS					\
+	(IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK |		\
+	 IB_UVERBS_QP_CREATE_SCATTER_FCS |			\
+	 IB_UVERBS_QP_CREATE_CVLAN_STRIPPING |			\
+	 IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING |		\
+	 IB_UVERBS_QP_CREATE_SQ_SIG_ALL)
+
+/*
+ * The creation flags a QP type may have, as upstream: besides SQ_SIG_ALL
+ * only UD and raw packet QPs have any, the Ethernet ones only the latter.
+ * The driver refuses what it cannot do.
+ */
+static int uverbs_qp_check_flags(u64 qp_type, u64 flags)
+{
+	flags &= ~(u64)IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	if (!flags || qp_type == IB_UVERBS_QPT_DRIVER)
+		return 0;
+	if (qp_type != IB_UVERBS_QPT_RAW_PACKET && qp_type != IB_UVERBS_QPT_UD)
+		return -EINVAL;
+	if (flags & (IB_UVERBS_QP_CREATE_SCATTER_FCS |
+		     IB_UVERBS_QP_CREATE_CVLAN_STRIPPING) &&
+	    qp_type != IB_UVERBS_QPT_RAW_PACKET)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The PD and CQs of a new QP, by type as upstream.  There are no XRC
+ * domains or indirection tables here, so a handle of either names
+ * nothing (-ENOENT) and an XRC target QP cannot be made.
+ */
+static int uverbs_ioctl_qp_objects(struct uverbs_ioctl_call *call,
+				   u64 qp_type,
+				   struct uverbs_qp_params *params)
+{
+	switch (qp_type) {
+	case IB_UVERBS_QPT_XRC_TGT:
+		if (ioa_has(call, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE) ||
+		    ioa_has(call, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE) ||
+		    ioa_has(call, UVERBS_ATTR_CREATE_QP_PD_HANDLE) ||
+		    ioa_has(call, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE))
+			return -EINVAL;
+		return -ENOENT;
+	case IB_UVERBS_QPT_RAW_PACKET:
+		if (!capable(CAP_NET_RAW))
+			return -EPERM;
+		fallthrough;
+	case IB_UVERBS_QPT_RC:
+	case IB_UVERBS_QPT_UC:
+	case IB_UVERBS_QPT_UD:
+	case IB_UVERBS_QPT_XRC_INI:
+	case IB_UVERBS_QPT_DRIVER:
+		if (ioa_has(call, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE) ||
+		    (ioa_has(call, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE) &&
+		     qp_type == IB_UVERBS_QPT_XRC_INI))
+			return -EINVAL;
+		params->pd = ioa_get_obj(call, UVERBS_ATTR_CREATE_QP_PD_HANDLE,
+					 &uverbs_type_pd);
+		if (IS_ERR(params->pd))
+			return PTR_ERR(params->pd);
+		if (ioa_has(call, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE))
+			return -ENOENT;
+		params->send_cq = ioa_get_obj(call,
+					      UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE,
+					      &uverbs_type_cq);
+		if (IS_ERR(params->send_cq))
+			return PTR_ERR(params->send_cq);
+		if (qp_type == IB_UVERBS_QPT_XRC_INI)
+			return 0;
+		params->recv_cq = ioa_get_obj(call,
+					      UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE,
+					      &uverbs_type_cq);
+		if (IS_ERR(params->recv_cq))
+			return PTR_ERR(params->recv_cq);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int uverbs_ioctl_qp_create(struct uverbs_ioctl_call *call)
+{
+	struct uverbs_qp_params params = {};
+	struct ib_uverbs_qp_cap cap;
+	struct ib_uobject *uobj;
+	u64 qp_type, flags;
+	u32 source_qpn;
+	int ret;
+
+	ret = ioa_check_event_fd(call, UVERBS_ATTR_CREATE_QP_EVENT_FD);
+	if (ret)
+		return ret;
+	ret = ioa_copy_from(call, UVERBS_ATTR_CREATE_QP_CAP, &cap, sizeof(cap));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_QP_USER_HANDLE,
+				     &params.user_handle,
+				     sizeof(params.user_handle));
+	if (!ret)
+		ret = ioa_get_const(call, UVERBS_ATTR_CREATE_QP_TYPE, U64_MAX,
+				    &qp_type);
+	if (ret)
+		return ret;
+
+	ret = uverbs_ioctl_qp_objects(call, qp_type, &params);
+	if (ret)
+		return ret;
+	ret = ioa_get_flags(call, UVERBS_ATTR_CREATE_QP_FLAGS,
+			    UVERBS_QP_CREATE_FLAGS, &flags);
+	if (ret)
+		return ret;
+	ret = uverbs_qp_check_flags(qp_type, flags);
+	if (ret)
+		return ret;
+	/* IB_QP_CREATE_SOURCE_QPN: no driver here can do it */
+	if (!ioa_get_inline(call, UVERBS_ATTR_CREATE_QP_SOURCE_QPN,
+			    &source_qpn, sizeof(source_qpn)))
+		return -EOPNOTSUPP;
+
+	if (ioa_has(call, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE)) {
+		params.srq = ioa_get_obj(call, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE,
+					 &uverbs_type_srq);
+		if (IS_ERR(params.srq))
+			return PTR_ERR(params.srq);
+		/* an XRC SRQ serves XRC targets only (none come here) */
+		if (params.srq->srq_type == IB_SRQT_XRC)
+			return -EINVAL;
+	}
+
+	/* a uverbs flag, not the driver's */
+	params.sq_sig_all = flags & IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	params.create_flags = flags & ~(u64)IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	/* the uverbs QP types have the values of enum ib_qp_type */
+	params.qp_type = qp_type;
+	params.cap.max_send_wr = cap.max_send_wr;
+	params.cap.max_recv_wr = cap.max_recv_wr;
+	params.cap.max_send_sge = cap.max_send_sge;
+	params.cap.max_recv_sge = cap.max_recv_sge;
+	params.cap.max_inline_data = cap.max_inline_data;
+
+	uobj = uverbs_qp_create(call->ufile, &params, &call->driver_udata);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = ioa_new_uobj(call, UVERBS_ATTR_CREATE_QP_HANDLE, uobj);
+	if (ret)
+		return ret;
+
+	cap.max_send_wr = params.cap.max_send_wr;
+	cap.max_recv_wr = params.cap.max_recv_wr;
+	cap.max_send_sge = params.cap.max_send_sge;
+	cap.max_recv_sge = params.cap.max_recv_sge;
+	cap.max_inline_data = params.cap.max_inline_data;
+	ret = ioa_copy_to(call, UVERBS_ATTR_CREATE_QP_RESP_CAP, &cap,
+			  sizeof(cap), true);
+	if (ret)
+		return ret;
+	return ioa_copy_to(call, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM,
+			   &((struct ib_qp *)uobj->object)->qp_num,
+			   sizeof(u32), false);
+}
+
+static const struct uverbs_ioa_spec uverbs_qp_create_specs[] = {
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_HANDLE, IOA_MANDATORY),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_PD_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE, IOA_OPTIONAL),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_QP_USER_HANDLE, u64, IOA_MANDATORY),
+	IOA_STRUCT_IN(UVERBS_ATTR_CREATE_QP_CAP, struct ib_uverbs_qp_cap,
+		      max_inline_data, IOA_MANDATORY),
+	IOA_CONST_IN(UVERBS_ATTR_CREATE_QP_TYPE, IOA_MANDATORY),
+	IOA_FLAGS_IN(UVERBS_ATTR_CREATE_QP_FLAGS, IOA_OPTIONAL),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_QP_SOURCE_QPN, u32, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_EVENT_FD, IOA_OPTIONAL),
+	IOA_STRUCT_OUT(UVERBS_ATTR_CREATE_QP_RESP_CAP, struct ib_uverbs_qp_cap,
+		       max_inline_data, IOA_MANDATORY),
+	IOA_TYPE_OUT(UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, u32, IOA_MANDATORY),
+	IOA_UHW_IN,
+	IOA_UHW_OUT,
+};
+
+/*
+ * The type-specific objects of a new SRQ, as upstream: XRC and
+ * tag-matching SRQs have a CQ, XRC ones an XRC domain, of which there are
+ * none here (-ENOENT), tag-matching ones a number of tags.
+ */
+static int uverbs_ioctl_srq_objects(struct uverbs_ioctl_call *call,
+				    u64 srq_type)
+{
+	struct ib_cq *cq;
+	u32 max_num_tags;
+
+	switch (srq_type) {
+	case IB_UVERBS_SRQT_BASIC:
+		return 0;
+	case IB_UVERBS_SRQT_XRC:
+	case IB_UVERBS_SRQT_TM:
+		cq = ioa_get_obj(call, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE,
+				 &uverbs_type_cq);
+		if (IS_ERR(cq))
+			return PTR_ERR(cq);
+		if (srq_type == IB_UVERBS_SRQT_XRC)
+			return -ENOENT;
+		return ioa_get_inline(call, UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS,
+				      &max_num_tags, sizeof(max_num_tags));
+	default:
+		return -EINVAL;
+	}
+}
+
+static int uverbs_ioctl_srq_create(struct uverbs_ioctl_call *call)
+{
+	struct uverbs_srq_params params = {};
+	struct ib_uobject *uobj;
+	u64 srq_type;
+	int ret;
+
+	ret = ioa_check_event_fd(call, UVERBS_ATTR_CREATE_SRQ_EVENT_FD);
+	if (ret)
+		return ret;
+	params.pd = ioa_get_obj(call, UVERBS_ATTR_CREATE_SRQ_PD_HANDLE,
+				&uverbs_type_pd);
+	if (IS_ERR(params.pd))
+		return PTR_ERR(params.pd);
+	ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_SRQ_MAX_SGE,
+			     &params.attr.max_sge, sizeof(u32));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_SRQ_MAX_WR,
+				     &params.attr.max_wr, sizeof(u32));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_SRQ_LIMIT,
+				     &params.attr.srq_limit, sizeof(u32));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_SRQ_USER_HANDLE,
+				     &params.user_handle,
+				     sizeof(params.user_handle));
+	if (!ret)
+		ret = ioa_get_const(call, UVERBS_ATTR_CREATE_SRQ_TYPE, U64_MAX,
+				    &srq_type);
+	if (ret)
+		return ret;
+	ret = uverbs_ioctl_srq_objects(call, srq_type);
+	if (ret)
+		return ret;
+	/* the uverbs SRQ types have the values of enum ib_srq_type */
+	params.srq_type = srq_type;
+
+	/* the core refuses all but basic SRQs */
+	uobj = uverbs_srq_create(call->ufile, &params, &call->driver_udata);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = ioa_new_uobj(call, UVERBS_ATTR_CREATE_SRQ_HANDLE, uobj);
+	if (ret)
+		return ret;
+	ret = ioa_copy_to(call, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR,
+			  &params.attr.max_wr, sizeof(u32), false);
+	if (ret)
+		return ret;
+	/* RESP_SRQ_NUM is for XRC SRQs only */
+	return ioa_copy_to(call, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE,
+			   &params.attr.max_sge, sizeof(u32), false);
+}
+
+static const struct uverbs_ioa_spec uverbs_srq_create_specs[] = {
+	IOA_OBJ(UVERBS_ATTR_CREATE_SRQ_HANDLE, IOA_MANDATORY),
+	IOA_OBJ(UVERBS_ATTR_CREATE_SRQ_PD_HANDLE, IOA_MANDATORY),
+	IOA_CONST_IN(UVERBS_ATTR_CREATE_SRQ_TYPE, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_SRQ_USER_HANDLE, u64, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_SRQ_MAX_WR, u32, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_SRQ_MAX_SGE, u32, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_SRQ_LIMIT, u32, IOA_MANDATORY),
+	IOA_OBJ(UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, IOA_OPTIONAL),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS, u32, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_SRQ_EVENT_FD, IOA_OPTIONAL),
+	IOA_TYPE_OUT(UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR, u32, IOA_MANDATORY),
+	IOA_TYPE_OUT(UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE, u32, IOA_MANDATORY),
+	IOA_TYPE_OUT(UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM, u32, IOA_OPTIONAL),
+	IOA_UHW_IN,
+	IOA_UHW_OUT,
+};
+
+/* ------------------------------------------------------------------ */
 /* Destroy methods: attribute 0 is the handle                          */
 /* ------------------------------------------------------------------ */
 
@@ -778,6 +1297,14 @@ static const struct uverbs_ioctl_method uverbs_ioctl_methods[] = {
 	},
 	{
 		.object_id = UVERBS_OBJECT_CQ,
+		.method_id = UVERBS_METHOD_CQ_CREATE,
+		.has_udata = true,
+		.handler = uverbs_ioctl_cq_create,
+		.specs = uverbs_cq_create_specs,
+		.num_specs = ARRAY_SIZE(uverbs_cq_create_specs),
+	},
+	{
+		.object_id = UVERBS_OBJECT_CQ,
 		.method_id = UVERBS_METHOD_CQ_DESTROY,
 		.handler = uverbs_ioctl_cq_destroy,
 		.specs = uverbs_cq_destroy_specs,
@@ -785,10 +1312,26 @@ static const struct uverbs_ioctl_method uverbs_ioctl_methods[] = {
 	},
 	{
 		.object_id = UVERBS_OBJECT_QP,
+		.method_id = UVERBS_METHOD_QP_CREATE,
+		.has_udata = true,
+		.handler = uverbs_ioctl_qp_create,
+		.specs = uverbs_qp_create_specs,
+		.num_specs = ARRAY_SIZE(uverbs_qp_create_specs),
+	},
+	{
+		.object_id = UVERBS_OBJECT_QP,
 		.method_id = UVERBS_METHOD_QP_DESTROY,
 		.handler = uverbs_ioctl_qp_destroy,
 		.specs = uverbs_qp_destroy_specs,
 		.num_specs = ARRAY_SIZE(uverbs_qp_destroy_specs),
+	},
+	{
+		.object_id = UVERBS_OBJECT_SRQ,
+		.method_id = UVERBS_METHOD_SRQ_CREATE,
+		.has_udata = true,
+		.handler = uverbs_ioctl_srq_create,
+		.specs = uverbs_srq_create_specs,
+		.num_specs = ARRAY_SIZE(uverbs_srq_create_specs),
 	},
 	{
 		.object_id = UVERBS_OBJECT_SRQ,
@@ -905,6 +1448,15 @@ static int uverbs_ioctl_run(struct uverbs_ioctl_call *call,
 		if (idx >= 0)
 			ret = ioa_set_output(call, idx);
 	}
+	/* a new object appears only if the whole call succeeded */
+	if (call->new_uobj) {
+		if (ret)
+			uobj_alloc_destroy(call->new_uobj);
+		else
+			uobj_alloc_commit(call->new_uobj);
+	}
+	for (i = 0; i < call->num_held; i++)
+		uobj_put_read(call->held[i]);
 	/* reserved for "no such method or attribute": see the top */
 	if (WARN_ON_ONCE(ret == -EPROTONOSUPPORT))
 		ret = -EINVAL;

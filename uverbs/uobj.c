@@ -124,6 +124,24 @@ void uobj_alloc_abort(struct ib_uobject *uobj)
 	kfree(uobj);
 }
 
+/**
+ * uobj_alloc_destroy - give up creating an object whose hardware object
+ *	exists
+ * @uobj: from uobj_alloc_begin(), with @object set, not committed
+ *
+ * For a command that failed after creating the hardware object (e.g.
+ * writing its response): the type's destroy frees it as for a user's
+ * destroy, then the handle is released.  Nobody has seen the object, so
+ * nothing uses it and no event of it was read.
+ */
+void uobj_alloc_destroy(struct ib_uobject *uobj)
+{
+	struct ib_udata no_udata = {};
+
+	WARN_ON(uobj->type->destroy(uobj, UVERBS_REMOVE_DESTROY, &no_udata));
+	uobj_alloc_abort(uobj);
+}
+
 /* Find the object behind a handle and take a reference to it. */
 static struct ib_uobject *uobj_find(const struct uverbs_obj_type *type,
 				    struct ib_uverbs_file *ufile, u32 id)

@@ -12,8 +12,9 @@
  *            and PD commands, the command table
  *   ioctl.c  the ioctl command ABI (RDMA_VERBS_IOCTL): header and
  *            attribute checks against a table of methods, INVOKE_WRITE
- *            into cmd.c's table, the device, async event and destroy
- *            methods
+ *            into cmd.c's table, the device and async event methods,
+ *            CQ/QP/SRQ CREATE (on cmd_cq.c's and cmd_qp.c's creation
+ *            functions, shared with write()) and the destroy methods
  *   cmd_cq.c completion channels and CQs
  *   cmd_qp.c QPs, SRQs and their doorbells
  *   cmd_mr.c MRs and AHs
@@ -263,6 +264,62 @@ struct uverbs_async_fd {
 	int				fd;
 };
 
+/**
+ * struct uverbs_cq_params - a CQ to create (CREATE_CQ, EX_CREATE_CQ,
+ *	CQ/CREATE)
+ * @user_handle: the user's cookie, echoed in events
+ * @cqe: the entries wanted
+ * @comp_vector: the completion vector
+ * @flags: IB_UVERBS_CQ_FLAGS_*
+ * @comp_file: its completion channel, or NULL
+ */
+struct uverbs_cq_params {
+	u64				user_handle;
+	u32				cqe;
+	u32				comp_vector;
+	u32				flags;
+	struct ib_uverbs_comp_file	*comp_file;
+};
+
+/**
+ * struct uverbs_qp_params - a QP to create (CREATE_QP, EX_CREATE_QP,
+ *	QP/CREATE)
+ * @user_handle: the user's cookie, echoed in events
+ * @pd: its protection domain
+ * @send_cq: its send CQ
+ * @recv_cq: its receive CQ
+ * @srq: its SRQ, or NULL
+ * @cap: the sizes wanted; updated to those allocated
+ * @qp_type: enum ib_qp_type
+ * @create_flags: IB_QP_CREATE_* for the driver
+ * @sq_sig_all: every send work request completes with a CQE
+ */
+struct uverbs_qp_params {
+	u64				user_handle;
+	struct ib_pd			*pd;
+	struct ib_cq			*send_cq;
+	struct ib_cq			*recv_cq;
+	struct ib_srq			*srq;
+	struct ib_qp_cap		cap;
+	enum ib_qp_type			qp_type;
+	u32				create_flags;
+	bool				sq_sig_all;
+};
+
+/**
+ * struct uverbs_srq_params - an SRQ to create (CREATE_SRQ, SRQ/CREATE)
+ * @user_handle: the user's cookie, echoed in events
+ * @pd: its protection domain
+ * @srq_type: enum ib_srq_type
+ * @attr: the sizes and limit wanted; updated to those allocated
+ */
+struct uverbs_srq_params {
+	u64				user_handle;
+	struct ib_pd			*pd;
+	enum ib_srq_type		srq_type;
+	struct ib_srq_attr		attr;
+};
+
 /* main.c */
 void ib_uverbs_release_file(struct kref *ref);
 
@@ -289,6 +346,9 @@ long ib_uverbs_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 /* cmd_cq.c, cmd_qp.c, cmd_mr.c: the commands, see cmd.c's table */
 int uverbs_cmd_create_comp_channel(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_create_cq(struct uverbs_cmd_ctx *ctx);
+struct ib_uobject *uverbs_cq_create(struct ib_uverbs_file *ufile,
+				    const struct uverbs_cq_params *params,
+				    struct ib_udata *udata);
 int uverbs_cmd_ex_create_cq(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_destroy_cq(struct uverbs_cmd_ctx *ctx);
 int uverbs_destroy_cq_obj(struct ib_uverbs_file *ufile, u32 handle,
@@ -296,6 +356,9 @@ int uverbs_destroy_cq_obj(struct ib_uverbs_file *ufile, u32 handle,
 			  struct ib_uverbs_destroy_cq_resp *resp);
 int uverbs_cmd_req_notify_cq(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_create_qp(struct uverbs_cmd_ctx *ctx);
+struct ib_uobject *uverbs_qp_create(struct ib_uverbs_file *ufile,
+				    struct uverbs_qp_params *params,
+				    struct ib_udata *udata);
 int uverbs_cmd_ex_create_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_modify_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_ex_modify_qp(struct uverbs_cmd_ctx *ctx);
@@ -308,6 +371,9 @@ int uverbs_cmd_post_send(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_post_recv(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_post_srq_recv(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_create_srq(struct uverbs_cmd_ctx *ctx);
+struct ib_uobject *uverbs_srq_create(struct ib_uverbs_file *ufile,
+				     struct uverbs_srq_params *params,
+				     struct ib_udata *udata);
 int uverbs_cmd_modify_srq(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_query_srq(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_destroy_srq(struct uverbs_cmd_ctx *ctx);
@@ -323,6 +389,7 @@ struct ib_uobject *uobj_alloc_begin(const struct uverbs_obj_type *type,
 				    struct ib_uverbs_file *ufile);
 void uobj_alloc_commit(struct ib_uobject *uobj);
 void uobj_alloc_abort(struct ib_uobject *uobj);
+void uobj_alloc_destroy(struct ib_uobject *uobj);
 struct ib_uobject *uobj_get_read(const struct uverbs_obj_type *type,
 				 struct ib_uverbs_file *ufile, u32 id);
 void uobj_put_read(struct ib_uobject *uobj);
@@ -344,12 +411,14 @@ void ib_uverbs_async_fd_install(struct ib_uverbs_file *ufile,
 				struct uverbs_async_fd *afd);
 void ib_uverbs_async_file_close(struct ib_uverbs_async_file *async_file);
 void ib_uverbs_async_file_put(struct ib_uverbs_async_file *async_file);
+int ib_uverbs_async_fd_check(struct ib_uverbs_file *ufile, int fd);
 void ib_uverbs_object_event(struct ib_uevent_object *uevent, u32 event_type);
 void ib_uverbs_object_forget_events(struct ib_uevent_object *uevent);
 struct ib_uverbs_comp_file *
 ib_uverbs_alloc_comp_file(struct ib_uverbs_file *ufile, struct file **filp);
 struct ib_uverbs_comp_file *
 ib_uverbs_comp_file_get(struct ib_uverbs_file *ufile, int fd);
+void ib_uverbs_comp_file_hold(struct ib_uverbs_comp_file *comp_file);
 void ib_uverbs_comp_file_put(struct ib_uverbs_comp_file *comp_file);
 void ib_uverbs_comp_event(struct ib_ucq_object *ucq);
 void ib_uverbs_cq_forget_events(struct ib_ucq_object *ucq);

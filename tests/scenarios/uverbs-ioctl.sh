@@ -3,11 +3,14 @@
 #
 # VM scenario: the verbs ioctl (RDMA_VERBS_IOCTL) of ib_uverbs.  Raw
 # ioctls with good and bad headers and attributes (uverbs_ioctl.py abi) on
-# both HCAs; randomised calls mutated from valid ones (uverbs_ioctl.py
-# random, fixed seed); then Debian's unmodified libibverbs must take the
-# ioctl path: ibv_devinfo -v under strace issues RDMA_VERBS_IOCTL calls
-# that succeed and no write() GET_CONTEXT, and ibv_rc_pingpong runs
-# between vmlx1 and vmlx0.  Nothing may be left in `rdma res` afterwards.
+# both HCAs, CQ/QP/SRQ CREATE included; randomised calls mutated from
+# valid ones (uverbs_ioctl.py random, fixed seed); then Debian's unmodified
+# libibverbs must take the ioctl path: ibv_devinfo -v under strace issues
+# RDMA_VERBS_IOCTL calls that succeed and no write() GET_CONTEXT, and
+# ibv_rc_pingpong and ibv_srq_pingpong run between vmlx1 and vmlx0 without
+# any ioctl answered EPROTONOSUPPORT (so their CQs, QPs and SRQs are made
+# by the create methods, not INVOKE_WRITE).  Nothing may be left in
+# `rdma res` afterwards.
 # The harness fails the run on any kernel warning.
 #
 # Arguments: [SEED [ITERATIONS]] of the random calls (default 20261122,
@@ -118,6 +121,29 @@ tap_like "ibv_rc_pingpong: bandwidth line" "$(cat "$run/client")" \
 destroys=$(grep -E -c "$vioctl.*= 0$" "$run/strace2")
 tap_ok "$([[ $destroys -ge 8 ]]; echo $?)" \
 	"ibv_rc_pingpong: $destroys successful RDMA_VERBS_IOCTL calls (>= 8)"
+# libibverbs tries CQ/CREATE and QP/CREATE first and goes to INVOKE_WRITE
+# only on EPROTONOSUPPORT
+tap_is "ibv_rc_pingpong: no RDMA_VERBS_IOCTL answered EPROTONOSUPPORT" \
+	"$(grep -E -c "$vioctl.*EPROTONOSUPPORT" "$run/strace2")" 0
+
+# the same with an SRQ (SRQ/CREATE)
+port=$((port + 1))
+timeout 60 ibv_srq_pingpong -d vmlx1 -i 1 -p "$port" -n 50 -q 4 \
+	>"$run/server" 2>&1 &
+spid=$!
+wait_listen "$port"
+timeout 60 strace -f -o "$run/strace3" -e trace=ioctl,write \
+	ibv_srq_pingpong -d vmlx0 -i 1 -p "$port" -n 50 -q 4 "$host" \
+	>"$run/client" 2>&1
+crc=$?
+wait "$spid"
+src=$?
+tap_ok "$src" "ibv_srq_pingpong -q 4: server exits 0"
+[[ $src -eq 0 ]] || sed 's/^/# server: /' "$run/server"
+tap_ok "$crc" "ibv_srq_pingpong -q 4: client exits 0"
+[[ $crc -eq 0 ]] || sed 's/^/# client: /' "$run/client"
+tap_is "ibv_srq_pingpong: no RDMA_VERBS_IOCTL answered EPROTONOSUPPORT" \
+	"$(grep -E -c "$vioctl.*EPROTONOSUPPORT" "$run/strace3")" 0
 
 # --- nothing left -------------------------------------------------------
 # (the kernel's own objects, "comm [...]", do not count)

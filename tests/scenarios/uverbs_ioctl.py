@@ -5,7 +5,8 @@
 # uverbs-ioctl scenario: libibverbs's probe, the errno of every kind of
 # malformed header or attribute, and the results of the methods we have
 # (INVOKE_WRITE, GET_CONTEXT, QUERY_PORT, QUERY_GID_ENTRY, QUERY_GID_TABLE,
-# ASYNC_EVENT/ALLOC, the destroys of PD, MR, AH, CQ, QP, SRQ).  Prints one
+# ASYNC_EVENT/ALLOC, the creates of CQ, QP and SRQ with rxe's driver data
+# and their rings, the destroys of PD, MR, AH, CQ, QP, SRQ).  Prints one
 # line per check, "PASS <what>" or "FAIL <what>: <detail>", which the
 # scenario turns into TAP.
 #
@@ -19,7 +20,9 @@ import errno
 import mmap
 import os
 import random
+import re
 import struct
+import subprocess
 import sys
 
 RDMA_VERBS_IOCTL = 0xC0181B01
@@ -37,12 +40,30 @@ CORE_IN, CORE_OUT, WRITE_CMD = 0, 1, 2
 W_GET_CONTEXT, W_QUERY_DEVICE, W_QUERY_PORT, W_ALLOC_PD = 0, 1, 2, 3
 W_CREATE_AH, W_REG_MR, W_CREATE_CQ, W_CREATE_QP = 5, 9, 18, 24
 W_CREATE_SRQ = 32
+W_CREATE_COMP_CHANNEL, W_DESTROY_CQ, W_QUERY_QP, W_DESTROY_QP = 17, 20, 25, 27
+W_DESTROY_SRQ = 35
 EXTENDED = 0x80000000
+# CQ/QP/SRQ methods
+CREATE, DESTROY = 0, 1
+# CQ/CREATE attributes
+CQ_HANDLE, CQ_CQE, CQ_USER_HANDLE, CQ_COMP_CHANNEL, CQ_COMP_VECTOR = 0, 1, 2, 3, 4
+CQ_FLAGS, CQ_RESP_CQE, CQ_EVENT_FD = 5, 6, 7
+# QP/CREATE attributes
+QP_HANDLE, QP_XRCD, QP_PD, QP_SRQ, QP_SEND_CQ, QP_RECV_CQ = 0, 1, 2, 3, 4, 5
+QP_IND_TABLE, QP_USER_HANDLE, QP_CAP, QP_TYPE, QP_FLAGS = 6, 7, 8, 9, 10
+QP_SOURCE_QPN, QP_EVENT_FD, QP_RESP_CAP, QP_RESP_QP_NUM = 11, 12, 13, 14
+# SRQ/CREATE attributes
+SRQ_HANDLE, SRQ_PD, SRQ_XRCD, SRQ_CQ, SRQ_USER_HANDLE = 0, 1, 2, 3, 4
+SRQ_MAX_WR, SRQ_MAX_SGE, SRQ_LIMIT, SRQ_MAX_NUM_TAGS, SRQ_TYPE = 5, 6, 7, 8, 9
+SRQ_EVENT_FD, SRQ_RESP_MAX_WR, SRQ_RESP_MAX_SGE, SRQ_RESP_SRQ_NUM = \
+    10, 11, 12, 13
+QPT_RC, QPT_UC, QPT_UD, QPT_RAW, QPT_XRC_INI, QPT_XRC_TGT = 2, 3, 4, 8, 9, 10
+QP_SQ_SIG_ALL, QP_BLOCK_MCAST_LOOPBACK, QP_SCATTER_FCS = 1 << 12, 2, 1 << 8
 
 # Every errno a call may end with in the random mode.
 ALLOWED = {0, errno.EINVAL, errno.EPROTONOSUPPORT, errno.EOPNOTSUPP,
            errno.ENOSPC, errno.EFAULT, errno.ENOENT, errno.EBUSY,
-           errno.ENODATA, errno.ENOMEM, errno.EMFILE}
+           errno.ENODATA, errno.ENOMEM, errno.EMFILE, errno.EBADF}
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
@@ -119,6 +140,16 @@ class Call:
     def attr_out(self, i):
         """(flags, data) of attribute i after the call."""
         return struct.unpack_from("<4xH2xQ", self.buf.raw, 24 + 16 * i)
+
+    def out_flags(self, attr_id):
+        """The flags of the (first) attribute with id attr_id after the
+        call."""
+        n = struct.unpack_from("<H", self.buf.raw, 6)[0]
+        for i in range(n):
+            if struct.unpack_from("<H", self.buf.raw, 24 + 16 * i)[0] == \
+                    attr_id:
+                return self.attr_out(i)[0]
+        return 0
 
 
 def call(fd, obj, method, attrs, **kw):
@@ -572,12 +603,437 @@ def objects(fd):
     expect("PD/DESTROY of the last PD", destroy(fd, PD, 0, pd)[0], 0)
 
 
+# ------------------------------------------------------------------------
+# CQ, QP and SRQ CREATE
+# ------------------------------------------------------------------------
+
+def mminfo(drv, off=0):
+    """rxe's struct mminfo: (offset, size)."""
+    return struct.unpack_from("<QI", drv, off)
+
+
+def cq_attrs(cqe=16, user_handle=0x1234, vector=0, channel=None,
+             event_fd=None, flags=None, resp=None, drv=None):
+    """The attributes of CQ/CREATE as libibverbs sends them."""
+    a = [attr(CQ_HANDLE), inline(CQ_CQE, cqe, 4),
+         inline(CQ_USER_HANDLE, user_handle), inline(CQ_COMP_VECTOR, vector, 4)]
+    if channel is not None:
+        a.append(attr(CQ_COMP_CHANNEL, channel))
+    if event_fd is not None:
+        a.append(attr(CQ_EVENT_FD, event_fd, flags=0))
+    if flags is not None:
+        a.append(inline(CQ_FLAGS, flags, 4))
+    if resp is not None:
+        a.append(ptr(CQ_RESP_CQE, resp))
+    if drv is not None:
+        a.append(ptr(UHW_OUT, drv, flags=0))
+    return a
+
+
+def create_cq(fd, without=(), extra=(), **kw):
+    """CQ/CREATE: errno, handle, resp cqe, rxe driver response, call."""
+    resp, drv = Buf(4, 0xff), Buf(16, 0xff)
+    a = [x for x in cq_attrs(resp=resp, drv=drv, **kw)
+         if struct.unpack_from("<H", x)[0] not in without] + list(extra)
+    e, c = call(fd, CQ, CREATE, a)
+    return (e, c.attr_out(0)[1], struct.unpack("<I", resp.raw())[0],
+            drv.raw(), c)
+
+
+def qp_attrs(pd, scq, rcq, srq=None, qp_type=QPT_RC,
+             cap=(16, 16, 1, 1, 0), cap_bytes=None, user_handle=0x4321,
+             flags=None, event_fd=None, rcap=None, qpn=None, drv=None,
+             keep=None):
+    capbuf = Buf(20)
+    capbuf.mem.raw = struct.pack("<5I", *cap)
+    if cap_bytes is not None:
+        capbuf = Buf(len(cap_bytes))
+        capbuf.mem.raw = cap_bytes
+    if keep is not None:
+        keep.append(capbuf)
+    a = [attr(QP_HANDLE), inline(QP_TYPE, qp_type),
+         inline(QP_USER_HANDLE, user_handle), ptr(QP_CAP, capbuf)]
+    if pd is not None:
+        a.append(attr(QP_PD, pd))
+    if scq is not None:
+        a.append(attr(QP_SEND_CQ, scq))
+    if rcq is not None:
+        a.append(attr(QP_RECV_CQ, rcq))
+    if srq is not None:
+        a.append(attr(QP_SRQ, srq))
+    if flags is not None:
+        a.append(inline(QP_FLAGS, flags, 4))
+    if event_fd is not None:
+        a.append(attr(QP_EVENT_FD, event_fd))
+    if rcap is not None:
+        a.append(ptr(QP_RESP_CAP, rcap))
+    if qpn is not None:
+        a.append(ptr(QP_RESP_QP_NUM, qpn))
+    if drv is not None:
+        a.append(ptr(UHW_OUT, drv, flags=0))
+    return a
+
+
+def create_qp(fd, pd, scq, rcq, without=(), extra=(), **kw):
+    """QP/CREATE: errno, handle, qp_num, resp cap, driver response, call."""
+    rcap, qpn, drv, keep = Buf(20, 0xff), Buf(4), Buf(32, 0xff), []
+    a = [x for x in qp_attrs(pd, scq, rcq, rcap=rcap, qpn=qpn, drv=drv,
+                             keep=keep, **kw)
+         if struct.unpack_from("<H", x)[0] not in without] + list(extra)
+    e, c = call(fd, QP, CREATE, a)
+    return (e, c.attr_out(0)[1], struct.unpack("<I", qpn.raw())[0],
+            struct.unpack("<5I", rcap.raw()), drv.raw(), c)
+
+
+def srq_attrs(pd, max_wr=16, max_sge=1, limit=0, srq_type=0,
+              user_handle=0x8765, event_fd=None, rwr=None, rsge=None,
+              drv=None):
+    a = [attr(SRQ_HANDLE), attr(SRQ_PD, pd), inline(SRQ_TYPE, srq_type),
+         inline(SRQ_USER_HANDLE, user_handle), inline(SRQ_MAX_WR, max_wr, 4),
+         inline(SRQ_MAX_SGE, max_sge, 4), inline(SRQ_LIMIT, limit, 4)]
+    if event_fd is not None:
+        a.append(attr(SRQ_EVENT_FD, event_fd))
+    if rwr is not None:
+        a.append(ptr(SRQ_RESP_MAX_WR, rwr))
+    if rsge is not None:
+        a.append(ptr(SRQ_RESP_MAX_SGE, rsge))
+    if drv is not None:
+        a.append(ptr(UHW_OUT, drv, flags=0))
+    return a
+
+
+def create_srq(fd, pd, without=(), extra=(), **kw):
+    """SRQ/CREATE: errno, handle, max_wr, max_sge, driver response, call."""
+    rwr, rsge, drv = Buf(4), Buf(4), Buf(24, 0xff)
+    a = [x for x in srq_attrs(pd, rwr=rwr, rsge=rsge, drv=drv, **kw)
+         if struct.unpack_from("<H", x)[0] not in without] + list(extra)
+    e, c = call(fd, SRQ, CREATE, a)
+    return (e, c.attr_out(0)[1], struct.unpack("<I", rwr.raw())[0],
+            struct.unpack("<I", rsge.raw())[0], drv.raw(), c)
+
+
+def ring(fd, what, mi, want_slots):
+    """mmap an rxe ring and check its header; unmap it."""
+    off, size = mi
+    try:
+        m = mmap.mmap(fd, size, mmap.MAP_SHARED,
+                      mmap.PROT_READ | mmap.PROT_WRITE, offset=off)
+    except (OSError, ValueError) as ex:
+        report(False, what + ": ring mmap-able", "%s at %#x size %d" %
+               (ex, off, size))
+        return
+    log2, mask = struct.unpack_from("<II", m, 0)
+    report(size >= 384 + ((mask + 1) << log2) and mask + 1 > want_slots and
+           log2 >= 5, what + ": ring mapped, header sane",
+           "size %d log2 %d mask %d" % (size, log2, mask))
+    m.close()
+
+
+def write_cmd(fd, cmd, body, out_len):
+    """A write() command with its response; errno and response."""
+    out = Buf(max(out_len, 1), 0xff)
+    data = struct.pack("<IHH", cmd, (8 + 8 + len(body)) // 4, out_len // 4) + \
+        struct.pack("<Q", out.addr) + body
+    try:
+        os.write(fd, data)
+        e = 0
+    except OSError as ex:
+        e = ex.errno
+    return e, out.raw()[:out_len]
+
+
+def res_qp(qpn):
+    """The `rdma res show qp` line of QP number @qpn, or ""."""
+    out = subprocess.run(["rdma", "res", "show", "qp"], capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        if re.search(r"\blqpn %d\b" % qpn, line):
+            return line
+    return ""
+
+
+def creates(dev, ibdev):
+    fd = open_dev(dev)
+    expect("CQ/CREATE without context", create_cq(fd)[0], errno.EINVAL)
+    expect("GET_CONTEXT (creates)", get_context(fd)[0], 0)
+    e, afd = async_alloc(fd)
+    expect("ASYNC_EVENT/ALLOC (creates)", e, 0)
+    e, pd = alloc_pd(fd)
+    expect("ALLOC_PD (creates)", e, 0)
+    e, chan = write_cmd(fd, W_CREATE_COMP_CHANNEL, b"", 4)
+    expect("write() CREATE_COMP_CHANNEL", e, 0)
+    chan = struct.unpack("<I", chan)[0]
+    other = open_dev(dev)
+    get_context(other)
+    _, other_afd = async_alloc(other)
+    _, other_chan = write_cmd(other, W_CREATE_COMP_CHANNEL, b"", 4)
+    other_chan = struct.unpack("<I", other_chan)[0]
+
+    # --- CQ --------------------------------------------------------------
+    e, cq, cqe, drv, c = create_cq(fd, cqe=100, event_fd=afd)
+    expect("CQ/CREATE cqe 100, async fd, no channel", e, 0)
+    report(c.attr_out(0)[1] == cq and cq < 2**31,
+           "CQ/CREATE: handle written back", str(cq))
+    report(cqe >= 100 and c.out_flags(CQ_RESP_CQE) & VALID_OUTPUT,
+           "CQ/CREATE: RESP_CQE >= 100, VALID_OUTPUT", str(cqe))
+    report(c.out_flags(UHW_OUT) & VALID_OUTPUT,
+           "CQ/CREATE: UHW_OUT flagged VALID_OUTPUT")
+    ring(fd, "CQ/CREATE", mminfo(drv), 100)
+    e, cq2, _, drv2, _ = create_cq(fd, cqe=1, channel=chan, vector=0)
+    expect("CQ/CREATE with a completion channel", e, 0)
+    ring(fd, "CQ/CREATE with channel", mminfo(drv2), 1)
+    e, resp = write_cmd(fd, W_DESTROY_CQ, struct.pack("<II", cq2, 0), 8)
+    report(e == 0 and resp == bytes(8),
+           "write() DESTROY_CQ of an ioctl CQ: 0 and 0 events", name(e))
+
+    for missing, label in ((CQ_HANDLE, "HANDLE"), (CQ_CQE, "CQE"),
+                           (CQ_USER_HANDLE, "USER_HANDLE"),
+                           (CQ_COMP_VECTOR, "COMP_VECTOR"),
+                           (CQ_RESP_CQE, "RESP_CQE")):
+        expect("CQ/CREATE without " + label,
+               create_cq(fd, without=(missing,))[0], errno.EINVAL)
+    expect("CQ/CREATE cqe 0", create_cq(fd, cqe=0)[0], errno.EINVAL)
+    expect("CQ/CREATE cqe 2^32-1", create_cq(fd, cqe=2**32 - 1)[0],
+           errno.EINVAL)
+    expect("CQ/CREATE cqe 2^24", create_cq(fd, cqe=1 << 24)[0], errno.EINVAL)
+    expect("CQ/CREATE comp_vector 999", create_cq(fd, vector=999)[0],
+           errno.EINVAL)
+    a = cq_attrs(resp=Buf(4))
+    a[1] = inline(CQ_CQE, 16, 8)
+    expect("CQ/CREATE CQE of 8 bytes", call(fd, CQ, CREATE, a)[0],
+           errno.EINVAL)
+    a = cq_attrs(resp=Buf(8))
+    expect("CQ/CREATE RESP_CQE of 8 bytes", call(fd, CQ, CREATE, a)[0],
+           errno.EINVAL)
+    a = cq_attrs(resp=Buf(4))
+    a[0] = attr(CQ_HANDLE, 0, 4)
+    expect("CQ/CREATE HANDLE with len 4", call(fd, CQ, CREATE, a)[0],
+           errno.EINVAL)
+    expect("CQ/CREATE unknown flag 4", create_cq(fd, flags=4)[0],
+           errno.EINVAL)
+    expect("CQ/CREATE flag TIMESTAMP_COMPLETION (not supported)",
+           create_cq(fd, flags=1)[0], errno.EOPNOTSUPP)
+    expect("CQ/CREATE flags 0", create_cq(fd, flags=0)[0], 0)
+    expect("CQ/CREATE COMP_CHANNEL bogus fd 9999",
+           create_cq(fd, channel=9999)[0], errno.EBADF)
+    expect("CQ/CREATE COMP_CHANNEL = the async fd",
+           create_cq(fd, channel=afd)[0], errno.EBADF)
+    expect("CQ/CREATE COMP_CHANNEL of another uverbs file",
+           create_cq(fd, channel=other_chan)[0], errno.EBADF)
+    expect("CQ/CREATE COMP_CHANNEL -1", create_cq(fd, channel=-1)[0],
+           errno.EBADF)
+    expect("CQ/CREATE COMP_CHANNEL 2^32", create_cq(fd, channel=2**32)[0],
+           errno.EINVAL)
+    expect("CQ/CREATE EVENT_FD bogus fd 9999",
+           create_cq(fd, event_fd=9999)[0], errno.EBADF)
+    expect("CQ/CREATE EVENT_FD = a completion channel",
+           create_cq(fd, event_fd=chan)[0], errno.EBADF)
+    expect("CQ/CREATE EVENT_FD = the uverbs fd",
+           create_cq(fd, event_fd=fd)[0], errno.EBADF)
+    expect("CQ/CREATE EVENT_FD of another uverbs file",
+           create_cq(fd, event_fd=other_afd)[0], errno.EBADF)
+    e, late, _, _, _ = create_cq(fd, without=(CQ_RESP_CQE,),
+                                 extra=[attr(CQ_RESP_CQE, 16, 4)])
+    expect("CQ/CREATE RESP_CQE at a bad address", e, errno.EFAULT)
+    expect("CQ/CREATE failing late leaves no CQ behind (its handle %d)" %
+           late, destroy(fd, CQ, DESTROY, late, 8)[0], errno.ENOENT)
+    expect("CQ/CREATE without UHW_OUT (rxe needs its response)",
+           create_cq(fd, without=(UHW_OUT,))[0], errno.EINVAL)
+
+    # --- SRQ -------------------------------------------------------------
+    e, srq, max_wr, max_sge, drv, c = create_srq(fd, pd, max_wr=30,
+                                                  max_sge=2, event_fd=afd)
+    expect("SRQ/CREATE max_wr 30 max_sge 2", e, 0)
+    report(c.attr_out(0)[1] == srq, "SRQ/CREATE: handle written back")
+    report(max_wr >= 30 and max_sge >= 2,
+           "SRQ/CREATE: RESP_MAX_WR >= 30, RESP_MAX_SGE >= 2",
+           "%d %d" % (max_wr, max_sge))
+    report(all(c.out_flags(i) & VALID_OUTPUT
+               for i in (SRQ_RESP_MAX_WR, SRQ_RESP_MAX_SGE, UHW_OUT)),
+           "SRQ/CREATE: outputs flagged VALID_OUTPUT")
+    report(struct.unpack_from("<I", drv, 16)[0] != 0,
+           "SRQ/CREATE: the driver's srq_num via UHW_OUT")
+    ring(fd, "SRQ/CREATE", mminfo(drv), 30)
+    expect("SRQ/CREATE without PD",
+           create_srq(fd, pd, without=(SRQ_PD,))[0], errno.EINVAL)
+    expect("SRQ/CREATE without MAX_WR",
+           create_srq(fd, pd, without=(SRQ_MAX_WR,))[0], errno.EINVAL)
+    expect("SRQ/CREATE without TYPE",
+           create_srq(fd, pd, without=(SRQ_TYPE,))[0], errno.EINVAL)
+    expect("SRQ/CREATE without RESP_MAX_SGE",
+           create_srq(fd, pd, without=(SRQ_RESP_MAX_SGE,))[0], errno.EINVAL)
+    expect("SRQ/CREATE bogus PD handle", create_srq(fd, 4242)[0],
+           errno.ENOENT)
+    expect("SRQ/CREATE PD handle = the SRQ", create_srq(fd, srq)[0],
+           errno.EINVAL)
+    expect("SRQ/CREATE max_wr 0", create_srq(fd, pd, max_wr=0)[0],
+           errno.EINVAL)
+    expect("SRQ/CREATE limit > max_wr",
+           create_srq(fd, pd, max_wr=4, limit=5)[0], errno.EINVAL)
+    expect("SRQ/CREATE type 7", create_srq(fd, pd, srq_type=7)[0],
+           errno.EINVAL)
+    expect("SRQ/CREATE XRC without CQ", create_srq(fd, pd, srq_type=1)[0],
+           errno.ENOENT)
+    expect("SRQ/CREATE tag matching (not supported)",
+           create_srq(fd, pd, srq_type=2,
+                      extra=[attr(SRQ_CQ, cq),
+                             inline(SRQ_MAX_NUM_TAGS, 4, 4)])[0],
+           errno.EOPNOTSUPP)
+    expect("SRQ/CREATE EVENT_FD bogus", create_srq(fd, pd, event_fd=9999)[0],
+           errno.EBADF)
+
+    # --- QP --------------------------------------------------------------
+    made = {}
+    for label, qp_type, kw in (("RC", QPT_RC, {}),
+                               ("RC on the SRQ", QPT_RC, {"srq": srq}),
+                               ("UD", QPT_UD, {"event_fd": afd}),
+                               ("UC", QPT_UC, {"flags": QP_SQ_SIG_ALL})):
+        e, qp, qpn, rcap, drv, c = create_qp(fd, pd, cq, cq,
+                                             qp_type=qp_type, **kw)
+        expect("QP/CREATE " + label, e, 0)
+        if e:
+            continue
+        made[label] = (qp, qpn)
+        report(c.attr_out(0)[1] == qp, "QP/CREATE %s: handle written back"
+               % label)
+        report(qpn > 1, "QP/CREATE %s: qp_num > 1" % label, str(qpn))
+        want_rq = 0 if "srq" in kw else 16
+        report(rcap[0] >= 16 and rcap[1] >= want_rq and rcap[2] >= 1 and
+               (rcap[3] >= 1 or "srq" in kw),
+               "QP/CREATE %s: RESP_CAP at least as asked" % label, str(rcap))
+        report(all(c.out_flags(i) & VALID_OUTPUT
+                   for i in (QP_RESP_CAP, QP_RESP_QP_NUM, UHW_OUT)),
+               "QP/CREATE %s: outputs flagged VALID_OUTPUT" % label)
+        line = res_qp(qpn)
+        tname = {QPT_RC: "RC", QPT_UC: "UC", QPT_UD: "UD"}[qp_type]
+        report(re.search(r"\btype %s\b" % tname, line) is not None,
+               "QP/CREATE %s: rdma res show qp lists it as %s" %
+               (label, tname), line or "not listed")
+        if "srq" not in kw:
+            ring(fd, "QP/CREATE %s RQ" % label, mminfo(drv, 0), 16)
+        ring(fd, "QP/CREATE %s SQ" % label, mminfo(drv, 16), 16)
+    if "UC" in made:
+        e, out = write_cmd(fd, W_QUERY_QP,
+                           struct.pack("<II", made["UC"][0], 0), 128)
+        report(e == 0 and out[122] == 1,
+               "QP/CREATE with SQ_SIG_ALL: QUERY_QP says sq_sig_all",
+               name(e))
+
+    def bad_qp(label, want, *args, **kw):
+        e = create_qp(fd, *args, **kw)[0]
+        expect("QP/CREATE " + label, e, want)
+
+    bad_qp("without PD", errno.ENOENT, None, cq, cq)
+    bad_qp("without SEND_CQ", errno.ENOENT, pd, None, cq)
+    bad_qp("without RECV_CQ", errno.ENOENT, pd, cq, None)
+    bad_qp("without CAP", errno.EINVAL, pd, cq, cq, without=(QP_CAP,))
+    bad_qp("without TYPE", errno.EINVAL, pd, cq, cq, without=(QP_TYPE,))
+    bad_qp("without USER_HANDLE", errno.EINVAL, pd, cq, cq,
+           without=(QP_USER_HANDLE,))
+    bad_qp("without RESP_CAP", errno.EINVAL, pd, cq, cq,
+           without=(QP_RESP_CAP,))
+    bad_qp("without RESP_QP_NUM", errno.EINVAL, pd, cq, cq,
+           without=(QP_RESP_QP_NUM,))
+    bad_qp("without HANDLE", errno.EINVAL, pd, cq, cq, without=(QP_HANDLE,))
+    bad_qp("bogus PD handle", errno.ENOENT, 4242, cq, cq)
+    bad_qp("PD handle = a CQ", errno.EINVAL, cq, cq, cq)
+    bad_qp("SEND_CQ handle = the PD", errno.EINVAL, pd, pd, cq)
+    bad_qp("RECV_CQ handle = the SRQ", errno.EINVAL, pd, cq, srq)
+    bad_qp("SRQ handle = the CQ", errno.EINVAL, pd, cq, cq, srq=cq)
+    bad_qp("bogus SRQ handle", errno.ENOENT, pd, cq, cq, srq=4242)
+    bad_qp("PD handle -1", errno.EINVAL, -1, cq, cq)
+    for t in (0, 1, 5, 7, 11, 0x42, 2**32 + QPT_RC):
+        bad_qp("type %#x" % t, errno.EINVAL, pd, cq, cq, qp_type=t)
+    bad_qp("type XRC_INI (not supported)", errno.EOPNOTSUPP, pd, cq, None,
+           qp_type=QPT_XRC_INI)
+    bad_qp("type XRC_TGT without XRCD", errno.ENOENT, None, None, None,
+           qp_type=QPT_XRC_TGT)
+    bad_qp("type XRC_TGT with a PD", errno.EINVAL, pd, None, None,
+           qp_type=QPT_XRC_TGT)
+    bad_qp("type RAW_PACKET (not supported)", errno.EOPNOTSUPP, pd, cq, cq,
+           qp_type=QPT_RAW)
+    bad_qp("an XRCD handle", errno.EINVAL, pd, cq, cq,
+           extra=[attr(QP_XRCD, 0)])
+    bad_qp("CAP of 16 bytes", errno.EINVAL, pd, cq, cq,
+           cap_bytes=struct.pack("<4I", 16, 16, 1, 1))
+    bad_qp("CAP of 24 bytes, non-zero beyond", errno.EOPNOTSUPP, pd, cq, cq,
+           cap_bytes=struct.pack("<6I", 16, 16, 1, 1, 0, 1))
+    e, qp24, _, _, _, _ = create_qp(fd, pd, cq, cq, cap_bytes=struct.pack(
+        "<6I", 16, 16, 1, 1, 0, 0))
+    expect("QP/CREATE CAP of 24 bytes, zero beyond", e, 0)
+    if not e:
+        expect("QP/DESTROY of that", destroy(fd, QP, DESTROY, qp24, 4)[0], 0)
+    bad_qp("CAP at a bad address", errno.EFAULT, pd, cq, cq,
+           without=(QP_CAP,), extra=[attr(QP_CAP, 16, 20)])
+    bad_qp("max_send_wr 2^31", errno.EINVAL, pd, cq, cq,
+           cap=(2**31, 16, 1, 1, 0))
+    bad_qp("max_send_sge 1000", errno.EINVAL, pd, cq, cq,
+           cap=(16, 16, 1000, 1, 0))
+    bad_qp("unknown flag 1", errno.EINVAL, pd, cq, cq, flags=1)
+    bad_qp("unknown flag 1 << 20", errno.EINVAL, pd, cq, cq, flags=1 << 20)
+    bad_qp("BLOCK_MULTICAST_LOOPBACK on RC", errno.EINVAL, pd, cq, cq,
+           flags=QP_BLOCK_MCAST_LOOPBACK)
+    bad_qp("BLOCK_MULTICAST_LOOPBACK on UD (not supported)",
+           errno.EOPNOTSUPP, pd, cq, cq, qp_type=QPT_UD,
+           flags=QP_BLOCK_MCAST_LOOPBACK)
+    bad_qp("SCATTER_FCS on UD", errno.EINVAL, pd, cq, cq, qp_type=QPT_UD,
+           flags=QP_SCATTER_FCS)
+    bad_qp("SOURCE_QPN (not supported)", errno.EOPNOTSUPP, pd, cq, cq,
+           qp_type=QPT_UD, extra=[inline(QP_SOURCE_QPN, 5, 4)])
+    bad_qp("EVENT_FD bogus", errno.EBADF, pd, cq, cq, event_fd=9999)
+    bad_qp("EVENT_FD = a completion channel", errno.EBADF, pd, cq, cq,
+           event_fd=chan)
+    bad_qp("RESP_QP_NUM at a bad address", errno.EFAULT, pd, cq, cq,
+           without=(QP_RESP_QP_NUM,), extra=[attr(QP_RESP_QP_NUM, 16, 4)])
+    e, pd2 = alloc_pd(fd)
+    expect("PD/DESTROY of a fresh PD", destroy(fd, PD, 0, pd2)[0], 0)
+    bad_qp("freed PD handle", errno.ENOENT, pd2, cq, cq)
+    e, out = write_cmd(fd, W_QUERY_QP, struct.pack("<II", pd2, 0), 128)
+    expect("the failed creates left no QP behind (QUERY_QP of the next "
+           "handle)", e, errno.EINVAL)
+
+    # --- destroys, both ABIs ---------------------------------------------
+    expect("CQ/DESTROY of a CQ the QPs use",
+           destroy(fd, CQ, DESTROY, cq, 8)[0], errno.EBUSY)
+    expect("SRQ/DESTROY of an SRQ a QP uses",
+           destroy(fd, SRQ, DESTROY, srq, 4)[0], errno.EBUSY)
+    for label, (qp, qpn) in made.items():
+        if label in ("RC", "UD"):
+            e, resp, _ = destroy(fd, QP, DESTROY, qp, 4)
+            how = "QP/DESTROY"
+        else:
+            e, resp = write_cmd(fd, W_DESTROY_QP, struct.pack("<II", qp, 0),
+                                4)
+            how = "write() DESTROY_QP"
+        report(e == 0 and resp == bytes(4), "%s of the %s QP" % (how, label),
+               name(e))
+        report(res_qp(qpn) == "", "%s QP gone from rdma res" % label)
+    e, resp = write_cmd(fd, W_DESTROY_SRQ, struct.pack("<II", srq, 0), 4)
+    report(e == 0 and resp == bytes(4), "write() DESTROY_SRQ of the SRQ",
+           name(e))
+    e, resp, _ = destroy(fd, CQ, DESTROY, cq, 8)
+    report(e == 0 and resp == bytes(8), "CQ/DESTROY of the ioctl CQ",
+           name(e))
+
+    # --- left behind at close --------------------------------------------
+    e, cq, _, _, _ = create_cq(fd, channel=chan)
+    e2, srq, _, _, _, _ = create_srq(fd, pd)
+    e3, qp, qpn, _, _, _ = create_qp(fd, pd, cq, cq, srq=srq)
+    report(e == 0 and e2 == 0 and e3 == 0 and res_qp(qpn) != "",
+           "CQ, SRQ and QP created to be left at close")
+    os.close(fd)
+    report(res_qp(qpn) == "", "closing the file destroyed the QP")
+    for x in (afd, chan, other_afd, other_chan, other):
+        os.close(x)
+
+
 def abi(dev, ibdev):
     framing(dev)
     fd = context(dev)
     device(fd, ibdev)
     objects(fd)
     os.close(fd)
+    creates(dev, ibdev)
     return 1 if failed else 0
 
 
@@ -593,11 +1049,39 @@ POINTERS = [SCRATCH.addr, SCRATCH.addr + 4096, 0, 4096,
             0xffff888000000000, 0x8000000000000000]
 
 
-def templates(rng, handles):
+# The CAP of the QP/CREATE template; never an output.
+CAPBUF = Buf(20)
+CAPBUF.mem.raw = struct.pack("<5I", 16, 16, 1, 1, 0)
+
+
+def templates(rng, handles, objs):
     """Valid calls: (object, method, [attribute tuples])."""
     h = rng.choice(handles) if handles else 0
+    pd, cq, srq = objs["pd"], objs["cq"], objs["srq"]
     s = SCRATCH.addr
+    M = MANDATORY
     return [
+        (CQ, CREATE, [(CQ_HANDLE, 0, M, 0, 0), (CQ_CQE, 4, M, 0, 16),
+                      (CQ_USER_HANDLE, 8, M, 0, 0x1234),
+                      (CQ_COMP_VECTOR, 4, M, 0, 0),
+                      (CQ_RESP_CQE, 4, M, 0, s),
+                      (UHW_OUT, 16, 0, 0, s + 64)]),
+        (QP, CREATE, [(QP_HANDLE, 0, M, 0, 0), (QP_PD, 0, M, 0, pd),
+                      (QP_SEND_CQ, 0, M, 0, cq), (QP_RECV_CQ, 0, M, 0, cq),
+                      (QP_USER_HANDLE, 8, M, 0, 1),
+                      (QP_CAP, 20, M, 0, CAPBUF.addr),
+                      (QP_TYPE, 8, M, 0, rng.choice([QPT_RC, QPT_UD])),
+                      (QP_RESP_CAP, 20, M, 0, s + 128),
+                      (QP_RESP_QP_NUM, 4, M, 0, s + 256),
+                      (UHW_OUT, 32, 0, 0, s + 512)] +
+         ([(QP_SRQ, 0, M, 0, srq)] if rng.randrange(2) else [])),
+        (SRQ, CREATE, [(SRQ_HANDLE, 0, M, 0, 0), (SRQ_PD, 0, M, 0, pd),
+                       (SRQ_TYPE, 8, M, 0, 0), (SRQ_USER_HANDLE, 8, M, 0, 1),
+                       (SRQ_MAX_WR, 4, M, 0, 16), (SRQ_MAX_SGE, 4, M, 0, 1),
+                       (SRQ_LIMIT, 4, M, 0, 0),
+                       (SRQ_RESP_MAX_WR, 4, M, 0, s),
+                       (SRQ_RESP_MAX_SGE, 4, M, 0, s + 4),
+                       (UHW_OUT, 24, 0, 0, s + 64)]),
         (DEVICE, INVOKE_WRITE, [(WRITE_CMD, 8, MANDATORY, 0, W_QUERY_DEVICE)]),
         (DEVICE, INVOKE_WRITE, [(WRITE_CMD, 8, MANDATORY, 0, W_QUERY_DEVICE),
                                 (CORE_IN, 8, MANDATORY, 0, 0),
@@ -691,19 +1175,30 @@ def random_mode(dev, n, seed):
     print("seed %d, %d iterations" % (seed, n))
     sys.stdout.flush()
     rng = random.Random(seed)
-    fds = [open_dev(dev), open_dev(dev)]
-    e, _, _, _ = get_context(fds[0])
-    expect("random: GET_CONTEXT", e, 0)
+    fds = [None, open_dev(dev)]
+
+    def fresh():
+        """A new file with a context, 4 PDs, a CQ and an SRQ (the objects
+        of the last one are destroyed by its close)."""
+        if fds[0] is not None:
+            os.close(fds[0])
+        fds[0] = open_dev(dev)
+        e, _, _, _ = get_context(fds[0])
+        if e:
+            expect("random: GET_CONTEXT", e, 0)
+        pds = [alloc_pd(fds[0])[1] for _ in range(4)]
+        cq = create_cq(fds[0])[1]
+        srq = create_srq(fds[0], pds[0])[1]
+        return pds + [cq, srq], {"pd": pds[0], "cq": cq, "srq": srq}
+
+    handles, objs = fresh()
     baseline = set(int(x) for x in os.listdir("/proc/self/fd"))
-    handles = []
-    for _ in range(4):
-        e, pd = alloc_pd(fds[0])
-        handles.append(pd)
     counts = {}
+    made = {CQ: 0, QP: 0, SRQ: 0}
     bad = 0
     for it in range(n):
         fd = fds[rng.randrange(2)]
-        obj, method, attrs = rng.choice(templates(rng, handles))
+        obj, method, attrs = rng.choice(templates(rng, handles, objs))
         hdr = {}
         obj, method, attrs = mutate(rng, obj, method, list(attrs), hdr)
         raw = [attr(a[0] & 0xffff, a[4], a[1] & 0xffff, a[2] & 0xffff,
@@ -727,6 +1222,8 @@ def random_mode(dev, n, seed):
                                                 len(c.buf.raw) + 4096)
         e = c.run(fd)
         counts[e] = counts.get(e, 0) + 1
+        if not e and method == CREATE and obj in (CQ, QP, SRQ):
+            made[obj] += 1
         if e not in ALLOWED:
             bad += 1
             if bad <= 10:
@@ -734,11 +1231,15 @@ def random_mode(dev, n, seed):
                        "%d/%d %s -> %s" % (obj, method, attrs, name(e)))
         if it % 500 == 499:
             close_new_fds(baseline)
+            handles, objs = fresh()
+            baseline = set(int(x) for x in os.listdir("/proc/self/fd"))
     close_new_fds(baseline)
     report(bad == 0, "random: %d calls, every errno allowed" % n,
            "%d bad" % bad)
     print("errnos: " + ", ".join("%s %d" % (name(k), v)
                                  for k, v in sorted(counts.items())))
+    report(all(made.values()), "random: CQs, QPs and SRQs were created",
+           "%d, %d, %d" % (made[CQ], made[QP], made[SRQ]))
     for fd in fds:
         os.close(fd)
 
