@@ -7,17 +7,24 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 src=$("$repo/scripts/kernel-source.sh")
 
+# Several checkouts may take turns here.  Files are compared by content
+# and a changed one gets the current time, not its own: its object built
+# from another checkout's newer copy must be rebuilt, whatever the dates.
+copy_in() {
+	rsync -rlpD --checksum "$@"
+}
+
 # Build products of the out-of-tree build must not reach the kernel tree,
 # where kbuild would find them through VPATH.
-rsync -a --delete --exclude=.git --exclude=/include/ \
+copy_in --delete --exclude=.git --exclude=/include/ \
       --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
       --exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
       --exclude=Module.symvers --exclude=modules.order \
       --exclude=__pycache__/ "$repo/" "$src/drivers/infiniband/"
-rsync -a --delete "$repo/include/rdma/" "$src/include/rdma/"
+copy_in --delete "$repo/include/rdma/" "$src/include/rdma/"
 # Vendor ABIs we do not implement (hfi/) stay upstream's; restore them if
 # an older version of this script deleted them.
-rsync -a --delete --exclude=/hfi/ "$repo/include/uapi/rdma/" \
+copy_in --delete --exclude=/hfi/ "$repo/include/uapi/rdma/" \
       "$src/include/uapi/rdma/"
 if [ ! -d "$src/include/uapi/rdma/hfi" ]; then
 	tar -C "$(dirname "$src")" -xf /usr/src/linux-source-6.1.tar.xz \
