@@ -44,6 +44,7 @@ guid_of() {	# guid_of IBDEV: the node GUID as ibv_devices prints it
 
 tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
 tap_check "modprobe ib_uverbs" modprobe ib_uverbs
+res_before=$(rdma res show 2>&1)
 tap_is "ib_uverbs is ours, from updates/" \
 	"$(modinfo -n ib_uverbs | grep -c "/updates/")" 1
 
@@ -104,8 +105,11 @@ run_py "raw commands on uverbs1" "$cmdpy" abi /dev/infiniband/uverbs1 vmlx1 2
 run_py "open/close cycles" "$cmdpy" cycles /dev/infiniband/uverbs0 1000
 run_py "randomised commands" "$here/uverbs_fuzz.py" /dev/infiniband/uverbs0 \
 	"${2:-20000}" "${1:-20261121}"
-tap_like "rdma res: no PD or context left on vmlx0" "$(rdma res show 2>&1)" \
-	"vmlx0: pd 0 .*ctx 0( |$)"
+tap_is "rdma res after the raw commands: as before" "$(rdma res show 2>&1)" \
+	"$res_before"
+tap_is "rdma res: no user object left" \
+	"$(for res in pd cq qp mr; do rdma res show "$res" 2>&1; done |
+	   grep -v 'comm \[')" ""
 
 # --- removal with the device held open ----------------------------------
 run=$(mktemp -d)
