@@ -72,6 +72,10 @@ void rdma_nl_exit(void);
 int nldev_init(void);
 void nldev_exit(void);
 
+/* mad.c */
+int ib_mad_init(void);
+void ib_mad_cleanup(void);
+
 /* restrack.c */
 int rdma_restrack_init(struct ib_device *device);
 void rdma_restrack_report(struct ib_device *device);

@@ -699,8 +699,13 @@ static int __init ib_core_init(void)
 	ret = nldev_init();
 	if (ret)
 		goto err_nl;
+	ret = ib_mad_init();
+	if (ret)
+		goto err_nldev;
 	return 0;
 
+err_nldev:
+	nldev_exit();
 err_nl:
 	rdma_nl_exit();
 err_sysfs:
@@ -717,6 +722,7 @@ err:
 
 static void __exit ib_core_exit(void)
 {
+	ib_mad_cleanup();
 	WARN_ON(!xa_empty(&ib_devices));
 	nldev_exit();
 	rdma_nl_exit();

@@ -7,6 +7,12 @@
  *   vmlx_verbs.c    the ops table, device and port queries
  *   vmlx_fabric.c   links, the emulated switch, forwarding, fault knobs,
  *                   port state and counters
+ *   vmlx_fabric.h   the cable ends and the switch, for vmlx_fabric.c and
+ *                   vmlx_switch.c
+ *   vmlx_switch.c   the emulated switch's SMA and its directed-route rules
+ *   vmlx_sma.c      the HCA's SMA (process_mad for subnet management) and
+ *                   the PortInfo rules shared with the switch
+ *   vmlx_pma.c      the HCA's PMA (process_mad for performance management)
  *   vmlx_recv.c     a packet arriving at a port: checks, QP lookup,
  *                   multicast fan-out
  *   vmlx_mcast.c    multicast groups (attach/detach)
@@ -45,6 +51,8 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
@@ -88,6 +96,33 @@
 #define VMLX_GID_TBL_LEN		4
 #define VMLX_DEFAULT_SUBNET_PREFIX	0xfe80000000000000ULL
 #define VMLX_DEFAULT_PKEY		0xffff
+#define VMLX_SL2VL_BYTES		8
+#define VMLX_VLARB_BLOCKS		4
+#define VMLX_VLARB_BYTES		64
+
+/*
+ * PortInfo of every vmlx port, HCA or switch (IBA 14.2.5.6): 4X EDR (the
+ * EDR is an extended speed, so LinkSpeedActive says QDR), MTU 4096, VL0
+ * only.  CapabilityMask: SL to VL mapping, system image GUID, extended
+ * speeds, client reregistration, and CM, which stays set because nothing
+ * in this stack registers a CM through modify_port yet.
+ */
+#define VMLX_PI_WIDTH_SUPPORTED		0x03	/* 1X, 4X */
+#define VMLX_PI_WIDTH_ACTIVE		0x02	/* 4X */
+#define VMLX_PI_SPEED_SUPPORTED		0x07	/* SDR, DDR, QDR */
+#define VMLX_PI_SPEED_ACTIVE		0x04	/* QDR */
+#define VMLX_PI_SPEED_EXT_SUPPORTED	0x03	/* FDR, EDR */
+#define VMLX_PI_SPEED_EXT_ACTIVE	0x02	/* EDR */
+#define VMLX_PI_MTU_CAP			IB_MTU_4096
+#define VMLX_PI_VL_CAP			1
+#define VMLX_PI_VL_ARB_CAP		8
+#define VMLX_PI_RESP_TIME		0x10
+#define VMLX_PI_SUBNET_TIMEOUT		18
+#define VMLX_PORT_CAP_BASE		(IB_PORT_SL_MAP_SUP |		\
+					 IB_PORT_SYS_IMAGE_GUID_SUP |	\
+					 IB_PORT_EXTENDED_SPEEDS_SUP |	\
+					 IB_PORT_CM_SUP |		\
+					 IB_PORT_CLIENT_REG_SUP)
 
 /* Unicast and multicast LID ranges, IBA 4.1.3 and 7.11.1. */
 #define VMLX_LID_UCAST_MAX		0xbfff
@@ -109,6 +144,8 @@
  * the node GUID plus the port number.
  */
 #define VMLX_GUID_PREFIX	0x02766d6c00000000ULL
+/* the HCA number the emulated switch's GUID is built from */
+#define VMLX_SWITCH_GUID_NUM	0xfffULL
 
 struct vmlx_dev;
 struct vmlx_qp;
@@ -131,6 +168,9 @@ struct vmlx_fport;
  *	or Q_Key mismatch, QP receive queue overflow
  * @injected_drops: packets the drop knob discarded (also in @xmit_discards)
  * @injected_corruptions: packets the corrupt knob damaged
+ * @xmit_mcast_packets: packets of @xmit_packets with a multicast DLID
+ * @rcv_mcast_packets: packets of @rcv_packets with a multicast DLID
+ * @link_downed: times the physical link left LinkUp
  */
 struct vmlx_port_counters {
 	atomic64_t	xmit_packets;
@@ -142,6 +182,102 @@ struct vmlx_port_counters {
 	atomic64_t	rcv_discards;
 	atomic64_t	injected_drops;
 	atomic64_t	injected_corruptions;
+	atomic64_t	xmit_mcast_packets;
+	atomic64_t	rcv_mcast_packets;
+	atomic64_t	link_downed;
+};
+
+/**
+ * struct vmlx_link - what a subnet manager sets through PortInfo about a
+ *	link, on an HCA port or a switch port (IBA 14.2.5.6)
+ * @width_enabled: LinkWidthEnabled
+ * @speed_enabled: LinkSpeedEnabled
+ * @speed_ext_enabled: LinkSpeedExtEnabled
+ * @down_default: LinkDownDefaultState
+ * @neighbor_mtu: NeighborMTU, an enum ib_mtu value
+ * @op_vls: OperationalVLs
+ * @vl_high_limit: VLHighLimit
+ * @vlstall_hoq: VLStallCount[7:5] and HOQLife[4:0], as on the wire
+ * @enforce: PartitionEnforcement and FilterRaw bits, [3:0] of byte 43
+ * @err_thresholds: LocalPhyErrors[7:4] and OverrunErrors[3:0]
+ * @mkey_violations: M_KeyViolations
+ * @pkey_violations: P_KeyViolations
+ * @qkey_violations: Q_KeyViolations
+ */
+struct vmlx_link {
+	u8	width_enabled;
+	u8	speed_enabled;
+	u8	speed_ext_enabled;
+	u8	down_default;
+	u8	neighbor_mtu;
+	u8	op_vls;
+	u8	vl_high_limit;
+	u8	vlstall_hoq;
+	u8	enforce;
+	u8	err_thresholds;
+	u16	mkey_violations;
+	u16	pkey_violations;
+	u16	qkey_violations;
+};
+
+/**
+ * struct vmlx_pi - PortInfo in host order, between the wire and a port
+ * @mkey: M_Key
+ * @gid_prefix: GidPrefix
+ * @lid: LID
+ * @sm_lid: MasterSMLID
+ * @cap_mask: CapabilityMask
+ * @mkey_lease: M_KeyLeasePeriod
+ * @local_port: LocalPortNum
+ * @state: PortState (0 means no change in a Set)
+ * @phys_state: PortPhysicalState (0 means no change in a Set)
+ * @mkey_protect: M_KeyProtectBits
+ * @lmc: LMC
+ * @sm_sl: MasterSMSL
+ * @client_rereg: ClientReregister
+ * @mcast_trap_supp: MulticastPKeyTrapSuppressionEnabled
+ * @subnet_timeout: SubnetTimeOut
+ * @guid_cap: GUIDCap
+ * @link: the link fields
+ *
+ * The fields that are the same for every vmlx port (supported and active
+ * widths and speeds, VLCap, MTUCap...) are not here: vmlx_pi_encode()
+ * fills them in.
+ */
+struct vmlx_pi {
+	u64		mkey;
+	u64		gid_prefix;
+	u16		lid;
+	u16		sm_lid;
+	u32		cap_mask;
+	u16		mkey_lease;
+	u8		local_port;
+	u8		state;
+	u8		phys_state;
+	u8		mkey_protect;
+	u8		lmc;
+	u8		sm_sl;
+	bool		client_rereg;
+	u8		mcast_trap_supp;
+	u8		subnet_timeout;
+	u8		guid_cap;
+	struct vmlx_link link;
+};
+
+/* PMA counters of a port that a PMA Set can clear (vmlx_pma.c). */
+enum vmlx_pma_counter {
+	VMLX_PMA_XMIT_DATA,
+	VMLX_PMA_RCV_DATA,
+	VMLX_PMA_XMIT_PKTS,
+	VMLX_PMA_RCV_PKTS,
+	VMLX_PMA_XMIT_MCAST,
+	VMLX_PMA_RCV_MCAST,
+	VMLX_PMA_XMIT_UCAST,
+	VMLX_PMA_RCV_UCAST,
+	VMLX_PMA_RCV_ERRORS,
+	VMLX_PMA_XMIT_DISCARDS,
+	VMLX_PMA_LINK_DOWNED,
+	VMLX_PMA_NUM
 };
 
 /**
@@ -157,6 +293,19 @@ struct vmlx_port_counters {
  * @sm_lid: LID of the subnet manager, 0 if none
  * @sm_sl: SL to reach the subnet manager
  * @pkeys: the P_Key table
+ * @cap_mask: PortInfo:CapabilityMask, %VMLX_PORT_CAP_BASE changed by
+ *	modify_port
+ * @mkey: M_Key, 0 while unprotected
+ * @gid_prefix: GidPrefix, host order
+ * @mkey_lease: M_KeyLeasePeriod (stored; the lease timer is not run)
+ * @mkey_protect: M_KeyProtectBits
+ * @subnet_timeout: SubnetTimeOut
+ * @mcast_trap_supp: MulticastPKeyTrapSuppressionEnabled
+ * @link: link settings from PortInfo
+ * @guids: GUIDInfo; entry 0 is @guid, the others alias GUIDs or 0
+ * @sl2vl: SLtoVLMappingTable, as on the wire
+ * @vlarb: VLArbitrationTable blocks 1..4, as on the wire
+ * @pma_base: counter values a PMA Set cleared to, by enum vmlx_pma_counter
  * @fport: the port's end of the fabric (vmlx_fabric.c), NULL if uncabled
  * @drop_ppm: fault knob, packets per million dropped on transmit
  * @corrupt_ppm: fault knob, packets per million corrupted on transmit
@@ -171,9 +320,10 @@ struct vmlx_port {
 	u32			port_num;
 	__be64			guid;
 	/*
-	 * protects state, phys_state, lid, lmc, sm_lid, sm_sl and pkeys;
-	 * they are written with WRITE_ONCE() under it so that the receive
-	 * path may read them without it
+	 * protects the subnet management state: state through pma_base
+	 * below.  state, phys_state, lid, lmc and pkeys are also written
+	 * with WRITE_ONCE() under it so that the data path may read them
+	 * without it.
 	 */
 	spinlock_t		lock;
 	enum ib_port_state	state;
@@ -183,6 +333,18 @@ struct vmlx_port {
 	u16			sm_lid;
 	u8			sm_sl;
 	u16			pkeys[VMLX_PKEY_TBL_LEN];
+	u32			cap_mask;
+	u64			mkey;
+	u64			gid_prefix;
+	u16			mkey_lease;
+	u8			mkey_protect;
+	u8			subnet_timeout;
+	u8			mcast_trap_supp;
+	struct vmlx_link	link;
+	__be64			guids[VMLX_GID_TBL_LEN];
+	u8			sl2vl[VMLX_SL2VL_BYTES];
+	u8			vlarb[VMLX_VLARB_BLOCKS][VMLX_VLARB_BYTES];
+	u64			pma_base[VMLX_PMA_NUM];
 	struct vmlx_fport	*fport;
 	u32			drop_ppm;
 	u32			corrupt_ppm;
@@ -195,16 +357,57 @@ struct vmlx_port {
 
 /* vmlx_fabric.c */
 int vmlx_fabric_init(unsigned int num_hcas, unsigned int num_ports,
-		     bool back_to_back);
+		     bool back_to_back, u64 switch_guid);
 void vmlx_fabric_cable(struct vmlx_port *port);
 void vmlx_fabric_uncable(struct vmlx_port *port);
 void vmlx_fabric_exit(void);
 void vmlx_fabric_static_lids(void);
 int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb);
 int vmlx_port_set_link(struct vmlx_port *port, bool up);
-void vmlx_port_set_state(struct vmlx_port *port, enum ib_port_state state);
+void vmlx_port_event(struct vmlx_port *port, enum ib_event_type type);
+void vmlx_port_link_request(struct vmlx_port *port, u8 phys_req,
+			    bool retrain);
+void vmlx_fabric_flush(void);
 struct seq_file;
 void vmlx_fabric_show(struct seq_file *m);
+
+/* vmlx_sma.c */
+
+/* The result of a Set the SMA applied to an HCA port: events to raise. */
+#define VMLX_EV_PORT_ERR	BIT(0)
+#define VMLX_EV_LID_CHANGE	BIT(1)
+#define VMLX_EV_PKEY_CHANGE	BIT(2)
+#define VMLX_EV_GID_CHANGE	BIT(3)
+#define VMLX_EV_SM_CHANGE	BIT(4)
+#define VMLX_EV_CLIENT_REREG	BIT(5)
+#define VMLX_EV_PORT_ACTIVE	BIT(6)
+
+int vmlx_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		     const struct ib_mad *in, struct ib_mad *out,
+		     size_t *out_mad_size, u16 *out_mad_pkey_index);
+int vmlx_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
+		     struct ib_port_modify *props);
+void vmlx_port_sma_init(struct vmlx_port *port);
+void vmlx_link_init(struct vmlx_link *link);
+int vmlx_port_state_next(enum ib_port_state cur, u8 req,
+			 enum ib_port_state *next);
+int vmlx_link_set(const struct vmlx_pi *req, struct vmlx_link *link);
+void vmlx_pi_encode(const struct vmlx_pi *pi, u8 *data);
+void vmlx_pi_decode(const u8 *data, struct vmlx_pi *pi);
+int vmlx_smp_reply(struct ib_smp *smp, u16 status);
+void vmlx_port_raise(struct vmlx_port *port, unsigned int events);
+int vmlx_port_set_lid(struct vmlx_port *port, u16 lid, u8 lmc, u16 sm_lid);
+int vmlx_port_set_state(struct vmlx_port *port, u8 state);
+
+/* vmlx_pma.c */
+int vmlx_pma(struct vmlx_dev *vdev, u32 port_num, const struct ib_mad *in,
+	     struct ib_mad *out);
+u64 vmlx_pma_read(struct vmlx_port *port, enum vmlx_pma_counter c);
+
+/* vmlx_switch.c: directed-route rules at a switch (IBA 14.2.2) */
+int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in, u8 num_ports);
+int vmlx_dr_switch_reply(struct ib_smp *smp, u8 num_ports);
 
 /* vmlx_recv.c */
 void vmlx_rcv(struct vmlx_port *port, struct sk_buff *skb);

@@ -117,6 +117,9 @@ static const struct {
 	VMLX_COUNTER(rcv_discards),
 	VMLX_COUNTER(injected_drops),
 	VMLX_COUNTER(injected_corruptions),
+	VMLX_COUNTER(xmit_mcast_packets),
+	VMLX_COUNTER(rcv_mcast_packets),
+	VMLX_COUNTER(link_downed),
 };
 
 static int vmlx_counters_show(struct seq_file *m, void *v)

@@ -10,8 +10,8 @@
  *   default       one switch.  HCA port i, counted in creation order
  *                 (vmlx0 port 1, vmlx0 port 2, vmlx1 port 1, ...), is cabled
  *                 to switch port i + 1.  Switch port 0 is the switch's own
- *                 management port, where its SMA is to live; there is no
- *                 SMA yet, so packets routed to port 0 are dropped.
+ *                 management port: its SMA (vmlx_switch.c) answers the
+ *                 SMPs that reach it and forwards directed-route SMPs.
  *   back_to_back  no switch.  HCA 2k port p is cabled to HCA 2k+1 port p;
  *                 with an odd number of HCAs the last one has no peer.
  *
@@ -28,11 +28,15 @@
  * queues it for its QP: nothing here recurses.
  *
  * Control path.  Cabling, the link knobs, static LIDs and every change of
- * a port's state are serialised by vmlx_fabric_mutex.  The port fields
- * they change are written under port->lock, so that query_port sees them
- * together, and with WRITE_ONCE(), for the data path.  Events go to the
- * core once port->lock is dropped (the core re-reads the port through
- * query_port).
+ * a link are serialised by vmlx_fabric_mutex.  The port fields they change
+ * are written under port->lock (an HCA port) or the switch's lock (a
+ * switch port), so that query_port and the SMAs see them together, and
+ * with WRITE_ONCE(), for the data path.  The SMAs change logical states
+ * (INIT, ARMED, ACTIVE) under those locks alone; what takes a link down
+ * or up at their request (PortState DOWN, PortPhysicalState) is handed
+ * to vmlx_fabric_work, since an SMA may run in atomic context.  Events go
+ * to the core once port->lock is dropped (the core re-reads the port
+ * through query_port).
  */
 #include <linux/mutex.h>
 #include <linux/random.h>
@@ -40,67 +44,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
-#include "vmlx.h"
-
-/* Switch ports besides port 0; an MFT entry is a u64 mask of ports. */
-#define VMLX_SW_MAX_PORTS	(VMLX_MAX_HCAS * VMLX_MAX_PORTS)
-#define VMLX_LFT_SIZE		(VMLX_LID_UCAST_MAX + 1)
-#define VMLX_MFT_SIZE		(VMLX_LID_MCAST_MAX - VMLX_LID_MCAST_MIN + 1)
-#define VMLX_LFT_UNROUTED	0xff
-
-/* Subnet management packets travel on VL15, and only they do. */
-#define VMLX_VL_SMI		15
-
-static_assert(VMLX_SW_MAX_PORTS < 64);
-
-struct vmlx_switch;
-
-/**
- * struct vmlx_fport - one end of a cable, on an HCA port or a switch port
- * @peer: the other end of the cable, NULL if there is none; set by
- *	vmlx_fabric_init() and constant until vmlx_fabric_exit()
- * @port: HCA end: the HCA port plugged in, NULL while none is; written
- *	under vmlx_fabric_mutex, read under RCU.  Always NULL on a switch.
- * @sw: switch end: its switch; NULL for an HCA end
- * @num: switch end: its port number, 0 for the management port
- * @enabled: the link knob of this end (under vmlx_fabric_mutex)
- * @relay_errors: switch end: packets that came in here and could not be
- *	forwarded (DLID not routed, routed to port 0, empty multicast entry)
- * @xmit_discards: switch end: packets that were to leave here but found
- *	the link down
- */
-struct vmlx_fport {
-	struct vmlx_fport		*peer;
-	struct vmlx_port __rcu		*port;
-	struct vmlx_switch		*sw;
-	u8				num;
-	bool				enabled;
-	atomic64_t			relay_errors;
-	atomic64_t			xmit_discards;
-};
-
-/**
- * struct vmlx_switch - the emulated switch
- * @lock: see below
- * @lid: LID of management port 0, 0 while unassigned.  Reserved for the
- *	switch SMA (NodeInfo, SwitchInfo, PortInfo, LFT/MFT blocks) that a
- *	subnet manager will talk to; nothing sets it yet.
- * @num_ports: external ports, numbered 1..@num_ports
- * @lft: linear forwarding table: egress port per unicast LID, or
- *	%VMLX_LFT_UNROUTED
- * @mft: multicast forwarding table: mask of egress ports (bit n for port
- *	n) per MLID, at index MLID - %VMLX_LID_MCAST_MIN
- * @ports: port 0 and the external ports
- */
-struct vmlx_switch {
-	/* serialises writers of lid, lft and mft; forwarding uses READ_ONCE() */
-	spinlock_t		lock;
-	u16			lid;
-	unsigned int		num_ports;
-	u8			lft[VMLX_LFT_SIZE];
-	u64			mft[VMLX_MFT_SIZE];
-	struct vmlx_fport	ports[VMLX_SW_MAX_PORTS + 1];
-};
+#include "vmlx_fabric.h"
 
 /**
  * struct vmlx_fabric - all there is of the fabric
@@ -134,7 +78,14 @@ static struct vmlx_port *vmlx_fport_port(struct vmlx_fport *end)
 /* Port states and events                                              */
 /* ------------------------------------------------------------------ */
 
-static void vmlx_port_event(struct vmlx_port *port, enum ib_event_type type)
+/**
+ * vmlx_port_event() - tell the core about a change of an HCA port
+ * @port: the port
+ * @type: the event
+ *
+ * Context: any.  The core drops it while the device is not registered.
+ */
+void vmlx_port_event(struct vmlx_port *port, enum ib_event_type type)
 {
 	struct ib_event event = {
 		.device = &port->vdev->ibdev,
@@ -142,36 +93,78 @@ static void vmlx_port_event(struct vmlx_port *port, enum ib_event_type type)
 		.event = type,
 	};
 
-	/* dropped by the core while the device is not registered */
 	ib_dispatch_event(&event);
 }
 
+/* The logical state a port goes to when its link is (still) up. */
+static u8 vmlx_link_up_state(u8 old, bool has_lid)
+{
+	if (old != IB_PORT_DOWN)
+		return old;
+	return vmlx_fabric.static_lids && has_lid ? IB_PORT_ACTIVE :
+						    IB_PORT_INIT;
+}
+
 /*
- * Give a port new physical and logical states and tell the core: PORT_ERR
- * when the port leaves ACTIVE or goes DOWN, PORT_ACTIVE when it becomes
- * ACTIVE.
+ * Give an HCA port a new physical state, and the logical state that goes
+ * with its link: DOWN when the link is not @up; when it is, a port that
+ * was DOWN comes back in INIT (ACTIVE with static LIDs) and another keeps
+ * its state.  Tells the core: PORT_ERR when the port leaves ACTIVE or
+ * goes DOWN, PORT_ACTIVE when it becomes ACTIVE.
  */
 static void vmlx_port_change(struct vmlx_port *port,
-			     enum ib_port_phys_state phys,
-			     enum ib_port_state state)
+			     enum ib_port_phys_state phys, bool up)
 {
-	enum ib_port_state old;
+	enum ib_port_phys_state old_phys;
+	enum ib_port_state old, state;
 	unsigned long flags;
 
 	lockdep_assert_held(&vmlx_fabric_mutex);
 
 	spin_lock_irqsave(&port->lock, flags);
 	old = port->state;
+	old_phys = port->phys_state;
+	state = up ? vmlx_link_up_state(old, port->lid) : IB_PORT_DOWN;
 	WRITE_ONCE(port->phys_state, phys);
 	WRITE_ONCE(port->state, state);
 	spin_unlock_irqrestore(&port->lock, flags);
 
+	if (old_phys == IB_PORT_PHYS_STATE_LINK_UP &&
+	    phys != IB_PORT_PHYS_STATE_LINK_UP)
+		atomic64_inc(&port->cnt.link_downed);
 	if (state == old)
 		return;
 	if (state == IB_PORT_ACTIVE)
 		vmlx_port_event(port, IB_EVENT_PORT_ACTIVE);
 	else if (old == IB_PORT_ACTIVE || state == IB_PORT_DOWN)
 		vmlx_port_event(port, IB_EVENT_PORT_ERR);
+}
+
+/*
+ * The same for an external switch port, which has no events but the
+ * switch's PortStateChange bit, set whenever the link goes up or down,
+ * and its Trap 128.
+ */
+static void vmlx_sw_port_change(struct vmlx_fport *end, u8 phys, bool up)
+{
+	bool now_up = phys == IB_PORT_PHYS_STATE_LINK_UP;
+	struct vmlx_switch *sw = end->sw;
+	unsigned long flags;
+	bool was_up;
+	u8 state;
+
+	lockdep_assert_held(&vmlx_fabric_mutex);
+
+	spin_lock_irqsave(&sw->lock, flags);
+	state = up ? vmlx_link_up_state(end->state, true) : IB_PORT_DOWN;
+	was_up = end->phys == IB_PORT_PHYS_STATE_LINK_UP;
+	if (was_up != now_up)
+		sw->psc = true;
+	WRITE_ONCE(end->phys, phys);
+	WRITE_ONCE(end->state, state);
+	spin_unlock_irqrestore(&sw->lock, flags);
+	if (was_up != now_up)
+		vmlx_switch_trap_link(sw);
 }
 
 /* An end takes part in a link: something is plugged in and enabled. */
@@ -187,38 +180,43 @@ static bool vmlx_link_up(struct vmlx_fport *end)
 }
 
 /*
- * Bring the HCA port plugged into @end (if any) in line with its link.
- * Down: DISABLED if this end is switched off, else POLLING (waiting for
- * the other end), logical state DOWN.  Up: LINK_UP, and a port that was
- * DOWN comes back in INIT, or in ACTIVE with static LIDs.
+ * Bring the port at @end (an HCA port plugged in there, or an external
+ * switch port) in line with its link.  Down: DISABLED if this end is
+ * switched off, else POLLING (waiting for the other end), logical state
+ * DOWN.  Up: LINK_UP, and a port that was DOWN comes back in INIT, or in
+ * ACTIVE with static LIDs.  With @retrain the link goes down first.
  */
-static void vmlx_fport_refresh(struct vmlx_fport *end)
+static void vmlx_fport_refresh(struct vmlx_fport *end, bool retrain)
 {
 	struct vmlx_port *port = vmlx_fport_port(end);
-	enum ib_port_state state;
+	bool up = vmlx_link_up(end);
+	u8 phys;
 
-	if (!port)
-		return;
-	if (!vmlx_link_up(end)) {
-		vmlx_port_change(port, end->enabled ?
-				 IB_PORT_PHYS_STATE_POLLING :
-				 IB_PORT_PHYS_STATE_DISABLED, IB_PORT_DOWN);
+	phys = up ? IB_PORT_PHYS_STATE_LINK_UP :
+	       end->enabled ? IB_PORT_PHYS_STATE_POLLING :
+			      IB_PORT_PHYS_STATE_DISABLED;
+	if (end->sw) {
+		if (!end->num)
+			return;
+		if (retrain)
+			vmlx_sw_port_change(end, IB_PORT_PHYS_STATE_POLLING,
+					    false);
+		vmlx_sw_port_change(end, phys, up);
 		return;
 	}
-	/* only changed under vmlx_fabric_mutex, which we hold */
-	state = READ_ONCE(port->state);
-	if (state == IB_PORT_DOWN)
-		state = vmlx_fabric.static_lids && READ_ONCE(port->lid) ?
-			IB_PORT_ACTIVE : IB_PORT_INIT;
-	vmlx_port_change(port, IB_PORT_PHYS_STATE_LINK_UP, state);
+	if (!port)
+		return;
+	if (retrain)
+		vmlx_port_change(port, IB_PORT_PHYS_STATE_POLLING, false);
+	vmlx_port_change(port, phys, up);
 }
 
 /* Both ends of the cable @end belongs to. */
-static void vmlx_cable_refresh(struct vmlx_fport *end)
+static void vmlx_cable_refresh(struct vmlx_fport *end, bool retrain)
 {
-	vmlx_fport_refresh(end);
+	vmlx_fport_refresh(end, retrain);
 	if (end->peer)
-		vmlx_fport_refresh(end->peer);
+		vmlx_fport_refresh(end->peer, retrain);
 }
 
 /**
@@ -227,9 +225,10 @@ static void vmlx_cable_refresh(struct vmlx_fport *end)
  * @up: enable (true) or disable (false) this end of the port's cable
  *
  * Disabling takes the link down at both ends: this port becomes DISABLED,
- * the HCA port at the other end (back to back) POLLING, both DOWN, with
- * IB_EVENT_PORT_ERR.  Enabling brings the link up again if the other end
- * is enabled too.
+ * the port at the other end (a switch port, or an HCA port back to back)
+ * POLLING, both DOWN, with IB_EVENT_PORT_ERR for an HCA port and the
+ * switch's PortStateChange bit for a switch port.  Enabling brings the
+ * link up again, both ends in INIT, if the other end is enabled too.
  *
  * Context: process context.
  * Return: 0, or -ENOLINK if the port is not cabled.
@@ -243,36 +242,110 @@ int vmlx_port_set_link(struct vmlx_port *port, bool up)
 	end = port->fport;
 	if (end) {
 		end->enabled = up;
-		vmlx_cable_refresh(end);
+		vmlx_cable_refresh(end, false);
 		ret = 0;
 	}
 	mutex_unlock(&vmlx_fabric_mutex);
 	return ret;
 }
 
+/* Carries out the link operations the SMAs asked for (vmlx_fport.pending). */
+static void vmlx_fabric_work_fn(struct work_struct *work);
+static DECLARE_WORK(vmlx_fabric_work, vmlx_fabric_work_fn);
+
+static void vmlx_fport_do_pending(struct vmlx_fport *end)
+{
+	bool retrain;
+
+	if (!READ_ONCE(end->pending))
+		return;
+	if (test_and_clear_bit(VMLX_FP_DISABLE, &end->pending))
+		end->enabled = false;
+	if (test_and_clear_bit(VMLX_FP_ENABLE, &end->pending))
+		end->enabled = true;
+	retrain = test_and_clear_bit(VMLX_FP_RETRAIN, &end->pending);
+	vmlx_cable_refresh(end, retrain);
+}
+
+static void vmlx_fabric_work_fn(struct work_struct *work)
+{
+	unsigned int i, n;
+
+	mutex_lock(&vmlx_fabric_mutex);
+	if (!vmlx_fabric.hca)
+		goto out;
+	n = vmlx_fabric.num_hcas * vmlx_fabric.num_ports;
+	for (i = 0; i < n; i++)
+		vmlx_fport_do_pending(&vmlx_fabric.hca[i]);
+	for (i = 1; vmlx_fabric.sw && i <= vmlx_fabric.sw->num_ports; i++)
+		vmlx_fport_do_pending(&vmlx_fabric.sw->ports[i]);
+out:
+	mutex_unlock(&vmlx_fabric_mutex);
+}
+
 /**
- * vmlx_port_set_state() - set a port's logical state, as a subnet manager
- *	does through PortInfo:PortState
- * @port: the HCA port
- * @state: INIT, ARMED or ACTIVE; DOWN makes the link retrain, which
- *	leaves the port in INIT.  NOP and anything else are ignored.
+ * vmlx_fport_request() - ask for a link operation on a cable end
+ * @end: the end
+ * @op: %VMLX_FP_DISABLE, %VMLX_FP_ENABLE or %VMLX_FP_RETRAIN
  *
- * Nothing changes while the physical link is down.
+ * The operation happens soon, in process context, as if the link knob
+ * had been turned (disable, enable) or the link had lost its training
+ * (retrain: both ends go DOWN, then come back in INIT).
+ *
+ * Context: any.
+ */
+void vmlx_fport_request(struct vmlx_fport *end, unsigned int op)
+{
+	set_bit(op, &end->pending);
+	queue_work(vmlx_wq, &vmlx_fabric_work);
+}
+
+/**
+ * vmlx_port_link_request() - what an HCA port's SMA asks of the link
+ * @port: the HCA port
+ * @phys_req: PortInfo:PortPhysicalState of a Set: 0 (no change),
+ *	%IB_PORT_PHYS_STATE_POLLING (enable) or
+ *	%IB_PORT_PHYS_STATE_DISABLED (disable)
+ * @retrain: PortInfo:PortState DOWN was set: retrain the link
+ *
+ * Context: any.
+ */
+void vmlx_port_link_request(struct vmlx_port *port, u8 phys_req,
+			    bool retrain)
+{
+	struct vmlx_fport *end;
+
+	rcu_read_lock();
+	end = READ_ONCE(port->fport);
+	if (end) {
+		if (phys_req == IB_PORT_PHYS_STATE_DISABLED)
+			vmlx_fport_request(end, VMLX_FP_DISABLE);
+		else if (phys_req == IB_PORT_PHYS_STATE_POLLING)
+			vmlx_fport_request(end, VMLX_FP_ENABLE);
+		if (retrain)
+			vmlx_fport_request(end, VMLX_FP_RETRAIN);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * vmlx_fabric_switch() - the emulated switch, for tests and debugging
+ *
+ * Return: the switch, NULL back to back or while there is no fabric.
+ */
+struct vmlx_switch *vmlx_fabric_switch(void)
+{
+	return READ_ONCE(vmlx_fabric.sw);
+}
+
+/**
+ * vmlx_fabric_flush() - wait for the link operations asked for so far
  *
  * Context: process context.
  */
-void vmlx_port_set_state(struct vmlx_port *port, enum ib_port_state state)
+void vmlx_fabric_flush(void)
 {
-	if (state == IB_PORT_DOWN)
-		state = IB_PORT_INIT;
-	if (state != IB_PORT_INIT && state != IB_PORT_ARMED &&
-	    state != IB_PORT_ACTIVE)
-		return;
-
-	mutex_lock(&vmlx_fabric_mutex);
-	if (READ_ONCE(port->phys_state) == IB_PORT_PHYS_STATE_LINK_UP)
-		vmlx_port_change(port, IB_PORT_PHYS_STATE_LINK_UP, state);
-	mutex_unlock(&vmlx_fabric_mutex);
+	flush_work(&vmlx_fabric_work);
 }
 
 /* ------------------------------------------------------------------ */
@@ -284,13 +357,14 @@ void vmlx_port_set_state(struct vmlx_port *port, enum ib_port_state state)
  * @num_hcas: HCAs that will be cabled, 1..%VMLX_MAX_HCAS
  * @num_ports: ports per HCA, 1..%VMLX_MAX_PORTS
  * @back_to_back: cable HCAs in pairs instead of to one switch
+ * @switch_guid: node GUID of the switch, if there is one
  *
  * Context: process context.
  * Return: 0, -EINVAL for out-of-range sizes, -EBUSY if the fabric exists
  * already, -ENOMEM.
  */
 int vmlx_fabric_init(unsigned int num_hcas, unsigned int num_ports,
-		     bool back_to_back)
+		     bool back_to_back, u64 switch_guid)
 {
 	struct vmlx_switch *sw = NULL;
 	struct vmlx_fport *hca;
@@ -324,14 +398,7 @@ int vmlx_fabric_init(unsigned int num_hcas, unsigned int num_ports,
 			ret = -ENOMEM;
 			goto err_hca;
 		}
-		spin_lock_init(&sw->lock);
-		sw->num_ports = n;
-		memset(sw->lft, VMLX_LFT_UNROUTED, sizeof(sw->lft));
-		for (i = 0; i <= n; i++) {
-			sw->ports[i].sw = sw;
-			sw->ports[i].num = i;
-			sw->ports[i].enabled = true;
-		}
+		vmlx_switch_init(sw, n, switch_guid);
 		for (i = 0; i < n; i++) {
 			hca[i].peer = &sw->ports[i + 1];
 			sw->ports[i + 1].peer = &hca[i];
@@ -371,6 +438,8 @@ void vmlx_fabric_exit(void)
 	struct vmlx_port *port;
 	unsigned int i, n;
 
+	/* no SMA asks for anything any more: every port is uncabled */
+	cancel_work_sync(&vmlx_fabric_work);
 	mutex_lock(&vmlx_fabric_mutex);
 	hca = vmlx_fabric.hca;
 	sw = vmlx_fabric.sw;
@@ -418,7 +487,7 @@ void vmlx_fabric_cable(struct vmlx_port *port)
 		goto out;
 	rcu_assign_pointer(end->port, port);
 	WRITE_ONCE(port->fport, end);
-	vmlx_cable_refresh(end);
+	vmlx_cable_refresh(end, false);
 out:
 	mutex_unlock(&vmlx_fabric_mutex);
 }
@@ -441,10 +510,9 @@ void vmlx_fabric_uncable(struct vmlx_port *port)
 	if (end) {
 		WRITE_ONCE(port->fport, NULL);
 		RCU_INIT_POINTER(end->port, NULL);
-		vmlx_port_change(port, IB_PORT_PHYS_STATE_POLLING,
-				 IB_PORT_DOWN);
+		vmlx_port_change(port, IB_PORT_PHYS_STATE_POLLING, false);
 		if (end->peer)
-			vmlx_fport_refresh(end->peer);
+			vmlx_fport_refresh(end->peer, false);
 	}
 	mutex_unlock(&vmlx_fabric_mutex);
 
@@ -452,34 +520,23 @@ void vmlx_fabric_uncable(struct vmlx_port *port)
 		synchronize_rcu();
 }
 
-/* A port's LID, and the subnet manager it knows: none. */
-static void vmlx_port_set_lid(struct vmlx_port *port, u16 lid)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&port->lock, flags);
-	WRITE_ONCE(port->lid, lid);
-	WRITE_ONCE(port->lmc, 0);
-	port->sm_lid = 0;
-	port->sm_sl = 0;
-	spin_unlock_irqrestore(&port->lock, flags);
-	vmlx_port_event(port, IB_EVENT_LID_CHANGE);
-}
-
 /**
  * vmlx_fabric_static_lids() - configure the subnet without a subnet manager
  *
- * A lab option (module parameter static_lids): every HCA port gets LID 1,
- * 2, 3, ... in cabling order, LMC 0 and SM LID 0; the switch routes each
- * LID to its port and floods every MLID to every external port; ports
- * whose link is up become ACTIVE.  From now on a port whose link comes
- * back up returns to ACTIVE.  Call it once, in process context, after the
- * HCAs are registered, so that the core hears of the changes.
+ * A lab option (module parameter static_lids): the module plays subnet
+ * manager, through the same paths as the SMAs' SubnSet.  Every HCA port
+ * gets LID 1, 2, 3, ... in cabling order, LMC 0 and SM LID 0; the switch
+ * routes each LID to its port (LinearFDBTop is the last of them) and
+ * floods every MLID to every external port; ports whose link is up go to
+ * ARMED, then ACTIVE, the switch's as well.  From now on a port whose link
+ * comes back up returns to ACTIVE.  Call it once, in process context,
+ * after the HCAs are registered, so that the core hears of the changes.
  */
 void vmlx_fabric_static_lids(void)
 {
 	struct vmlx_switch *sw;
 	struct vmlx_port *port;
+	unsigned long flags;
 	unsigned int i, n;
 
 	mutex_lock(&vmlx_fabric_mutex);
@@ -492,22 +549,27 @@ void vmlx_fabric_static_lids(void)
 	if (sw) {
 		u64 all = GENMASK_ULL(sw->num_ports, 1);
 
-		spin_lock(&sw->lock);
+		spin_lock_irqsave(&sw->lock, flags);
 		for (i = 0; i < n; i++)
 			WRITE_ONCE(sw->lft[i + 1], vmlx_fabric.hca[i].peer->num);
+		WRITE_ONCE(sw->lft_top, n);
 		for (i = 0; i < VMLX_MFT_SIZE; i++)
 			WRITE_ONCE(sw->mft[i], all);
-		spin_unlock(&sw->lock);
+		for (i = 1; i <= sw->num_ports; i++)
+			if (sw->ports[i].phys == IB_PORT_PHYS_STATE_LINK_UP)
+				WRITE_ONCE(sw->ports[i].state, IB_PORT_ACTIVE);
+		spin_unlock_irqrestore(&sw->lock, flags);
 	}
 
 	for (i = 0; i < n; i++) {
 		port = vmlx_fport_port(&vmlx_fabric.hca[i]);
 		if (!port)
 			continue;
-		vmlx_port_set_lid(port, i + 1);
-		if (READ_ONCE(port->phys_state) == IB_PORT_PHYS_STATE_LINK_UP)
-			vmlx_port_change(port, IB_PORT_PHYS_STATE_LINK_UP,
-					 IB_PORT_ACTIVE);
+		vmlx_port_set_lid(port, i + 1, 0, 0);
+		if (READ_ONCE(port->phys_state) != IB_PORT_PHYS_STATE_LINK_UP)
+			continue;
+		vmlx_port_set_state(port, IB_PORT_ARMED);
+		vmlx_port_set_state(port, IB_PORT_ACTIVE);
 	}
 out:
 	mutex_unlock(&vmlx_fabric_mutex);
@@ -552,13 +614,31 @@ static bool vmlx_fport_deliver(struct vmlx_fport *end, struct sk_buff *skb)
 	}
 	atomic64_inc(&port->cnt.rcv_packets);
 	atomic64_add(skb->len, &port->cnt.rcv_bytes);
+	if (vmlx_lrh_dlid((struct vmlx_lrh *)skb->data) >= VMLX_LID_MCAST_MIN &&
+	    vmlx_lrh_dlid((struct vmlx_lrh *)skb->data) <= VMLX_LID_MCAST_MAX)
+		atomic64_inc(&port->cnt.rcv_mcast_packets);
 	vmlx_rcv(port, skb);
 	return true;
 }
 
-/* Out of switch port @out, over its cable, to the HCA port there. */
-static void vmlx_switch_send(struct vmlx_fport *out, struct sk_buff *skb)
+/**
+ * vmlx_switch_send() - a packet leaves the switch
+ * @out: the external switch port it leaves by
+ * @skb: the packet; consumed
+ *
+ * Only VL15 leaves a port that is not ACTIVE.  A packet lost because of
+ * the port's state or its link counts in the port's xmit_discards.
+ *
+ * Context: under rcu_read_lock(); does not sleep.
+ */
+void vmlx_switch_send(struct vmlx_fport *out, struct sk_buff *skb)
 {
+	if (vmlx_lrh_vl((struct vmlx_lrh *)skb->data) != VMLX_VL_SMI &&
+	    READ_ONCE(out->state) != IB_PORT_ACTIVE) {
+		atomic64_inc(&out->xmit_discards);
+		kfree_skb(skb);
+		return;
+	}
 	if (!vmlx_fport_deliver(out->peer, skb))
 		atomic64_inc(&out->xmit_discards);
 }
@@ -595,31 +675,74 @@ static void vmlx_switch_multicast(struct vmlx_fport *in, u16 mlid,
 	}
 }
 
-/* A packet arrives at switch port @in and is forwarded by its DLID. */
-static void vmlx_switch_forward(struct vmlx_fport *in, struct sk_buff *skb)
+/**
+ * vmlx_switch_unicast() - forward a packet by the linear forwarding table
+ * @in: the switch port it came in on
+ * @dlid: its DLID, a unicast LID
+ * @skb: the packet; consumed
+ *
+ * LIDs above LinearFDBTop and LIDs routed nowhere (0xFF), to a port that
+ * does not exist or to port 0 are dropped and counted in the ingress
+ * port's relay_errors (packets for the switch itself never get here).
+ * A packet may go back out of the port it came in on: that is how an HCA
+ * port reaches its own LID.
+ *
+ * Context: under rcu_read_lock(); does not sleep.
+ */
+void vmlx_switch_unicast(struct vmlx_fport *in, u16 dlid, struct sk_buff *skb)
 {
 	struct vmlx_switch *sw = in->sw;
-	u16 dlid = vmlx_lrh_dlid((struct vmlx_lrh *)skb->data);
 	u8 egress = VMLX_LFT_UNROUTED;
 
-	if (dlid >= VMLX_LID_MCAST_MIN && dlid <= VMLX_LID_MCAST_MAX) {
-		vmlx_switch_multicast(in, dlid, skb);
-		return;
-	}
-	if (dlid <= VMLX_LID_UCAST_MAX)
+	if (dlid <= VMLX_LID_UCAST_MAX && dlid <= READ_ONCE(sw->lft_top))
 		egress = READ_ONCE(sw->lft[dlid]);
-	/*
-	 * Port 0 (the switch's own LID, the permissive LID of directed
-	 * route SMPs) would be the switch SMA, which does not exist yet.
-	 * A unicast packet may go back out of the port it came in on: that
-	 * is how an HCA port reaches its own LID.
-	 */
 	if (egress == 0 || egress > sw->num_ports) {
 		atomic64_inc(&in->relay_errors);
 		kfree_skb(skb);
 		return;
 	}
 	vmlx_switch_send(&sw->ports[egress], skb);
+}
+
+/*
+ * A packet arrives at switch port @in.  VL15 goes to the switch's SMI,
+ * which answers or forwards SMPs; other packets need the port ARMED or
+ * ACTIVE and are forwarded by their DLID.
+ */
+static void vmlx_switch_forward(struct vmlx_fport *in, struct sk_buff *skb)
+{
+	const struct vmlx_lrh *lrh = (const struct vmlx_lrh *)skb->data;
+	struct vmlx_switch *sw = in->sw;
+	u16 dlid = vmlx_lrh_dlid(lrh);
+	u8 state;
+
+	if (vmlx_lrh_vl(lrh) == VMLX_VL_SMI) {
+		vmlx_switch_smi(in, skb);
+		return;
+	}
+	state = READ_ONCE(in->state);
+	if ((state != IB_PORT_ARMED && state != IB_PORT_ACTIVE) ||
+	    dlid == VMLX_LID_PERMISSIVE || vmlx_switch_own_lid(sw, dlid)) {
+		atomic64_inc(&in->relay_errors);
+		kfree_skb(skb);
+		return;
+	}
+	if (dlid >= VMLX_LID_MCAST_MIN) {
+		vmlx_switch_multicast(in, dlid, skb);
+		return;
+	}
+	vmlx_switch_unicast(in, dlid, skb);
+}
+
+/* The packet is for one of the sending port's own LIDs. */
+static bool vmlx_port_own_dlid(struct vmlx_port *port, struct sk_buff *skb)
+{
+	u16 dlid = vmlx_lrh_dlid((struct vmlx_lrh *)skb->data);
+	u16 lid = READ_ONCE(port->lid);
+	u8 lmc = READ_ONCE(port->lmc) & 7;
+
+	return lid && dlid >= lid && dlid <= VMLX_LID_UCAST_MAX &&
+	       dlid - lid < (1U << lmc);
 }
 
 /**
@@ -632,7 +755,10 @@ static void vmlx_switch_forward(struct vmlx_fport *in, struct sk_buff *skb)
  * drop_ppm (the packet vanishes: injected_drops and xmit_discards) and
  * corrupt_ppm (one bit flips: injected_corruptions).  Counts the packet
  * in xmit_packets and xmit_bytes and carries it to its destination: the
- * far end of a back-to-back cable, or through the switch by DLID.  The
+ * far end of a back-to-back cable (or the port itself, for its own LID),
+ * or the switch, which forwards it by DLID, or, on VL15, hands it to its
+ * SMI: an SMP with the permissive DLID is for the switch (the physical
+ * link partner), directed-route SMPs are forwarded hop by hop.  The
  * receiving port's vmlx_rcv() runs before this returns.
  *
  * Context: any; does not sleep and takes no lock.
@@ -671,12 +797,18 @@ int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb)
 
 	atomic64_inc(&cnt->xmit_packets);
 	atomic64_add(skb->len, &cnt->xmit_bytes);
+	if (vmlx_lrh_dlid((struct vmlx_lrh *)skb->data) >= VMLX_LID_MCAST_MIN &&
+	    vmlx_lrh_dlid((struct vmlx_lrh *)skb->data) <= VMLX_LID_MCAST_MAX)
+		atomic64_inc(&cnt->xmit_mcast_packets);
 
 	rcu_read_lock();
 	end = READ_ONCE(port->fport);
 	peer = end ? end->peer : NULL;
 	if (peer && peer->sw)
 		vmlx_switch_forward(peer, skb);
+	else if (peer && vmlx_port_own_dlid(port, skb))
+		/* back to back, the switch cannot turn it around */
+		vmlx_fport_deliver(end, skb);
 	else
 		/* lost on the wire if the cable was pulled meanwhile */
 		vmlx_fport_deliver(peer, skb);
@@ -735,6 +867,10 @@ void vmlx_fabric_show(struct seq_file *m)
 	if (sw) {
 		seq_printf(m, "switch lid %u ports %u\n", sw->lid,
 			   sw->num_ports);
+		seq_printf(m, "switch smps %lld smp_discards %lld traps %lld\n",
+			   atomic64_read(&sw->smps),
+			   atomic64_read(&sw->smp_discards),
+			   atomic64_read(&sw->traps));
 		for (i = 0; i <= sw->num_ports; i++) {
 			end = &sw->ports[i];
 			seq_printf(m, "port %u ", i);
@@ -742,8 +878,9 @@ void vmlx_fabric_show(struct seq_file *m)
 				vmlx_show_hca_end(m, end->peer);
 			else
 				seq_puts(m, "switch");
-			seq_printf(m, " link %s relay_errors %lld xmit_discards %lld\n",
+			seq_printf(m, " link %s state %u relay_errors %lld xmit_discards %lld\n",
 				   !i || vmlx_link_up(end) ? "up" : "down",
+				   i ? end->state : IB_PORT_ACTIVE,
 				   atomic64_read(&end->relay_errors),
 				   atomic64_read(&end->xmit_discards));
 		}

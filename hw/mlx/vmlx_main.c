@@ -61,6 +61,7 @@ static void vmlx_port_init(struct vmlx_dev *vdev, u32 port_num, u64 guid)
 	port->state = IB_PORT_INIT;
 	port->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 	port->pkeys[0] = VMLX_DEFAULT_PKEY;
+	vmlx_port_sma_init(port);
 	vmlx_mcast_port_init(port);
 }
 
@@ -147,7 +148,10 @@ static int __init vmlx_init(void)
 	vmlx_wq = alloc_workqueue("vmlx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!vmlx_wq)
 		return -ENOMEM;
-	ret = vmlx_fabric_init(num_hcas, num_ports, back_to_back);
+	/* the switch is HCA number 0xfff of the host, as far as GUIDs go */
+	ret = vmlx_fabric_init(num_hcas, num_ports, back_to_back,
+			       VMLX_GUID_PREFIX | (u64)host_id << 16 |
+			       VMLX_SWITCH_GUID_NUM << 4);
 	if (ret)
 		goto err_wq;
 	vmlx_debugfs_init();

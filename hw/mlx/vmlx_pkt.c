@@ -29,7 +29,12 @@ static u16 vmlx_port_slid(struct vmlx_port *port, u8 src_path_bits)
 static void vmlx_pkt_fill_grh(struct vmlx_grh *grh, struct vmlx_port *port,
 			      const struct vmlx_av *av, u32 after_grh)
 {
-	__be64 prefix = cpu_to_be64(VMLX_DEFAULT_SUBNET_PREFIX);
+	unsigned long flags;
+	__be64 prefix;
+
+	spin_lock_irqsave(&port->lock, flags);
+	prefix = cpu_to_be64(port->gid_prefix);
+	spin_unlock_irqrestore(&port->lock, flags);
 
 	vmlx_grh_set_ipver(grh, VMLX_GRH_IPVER);
 	vmlx_grh_set_tclass(grh, av->grh.traffic_class);
@@ -37,7 +42,7 @@ static void vmlx_pkt_fill_grh(struct vmlx_grh *grh, struct vmlx_port *port,
 	vmlx_grh_set_paylen(grh, after_grh);
 	grh->nxthdr = VMLX_GRH_NXTHDR_IBA;
 	grh->hoplmt = av->grh.hop_limit;
-	/* the port's GID table holds one GID: the link-local one */
+	/* the source GID is GID 0: the GID prefix and the port GUID */
 	memcpy(grh->sgid, &prefix, sizeof(prefix));
 	memcpy(grh->sgid + sizeof(prefix), &port->guid, sizeof(port->guid));
 	memcpy(grh->dgid, av->grh.dgid.raw, sizeof(grh->dgid));

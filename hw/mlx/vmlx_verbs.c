@@ -4,10 +4,13 @@
  * queries.
  *
  * Port attributes come from struct vmlx_port, which the fabric
- * (vmlx_fabric.c) keeps up to date.  Without a subnet manager (and without
- * the static_lids lab option) a cabled port behaves like real hardware:
- * the physical link is up, the logical state is INIT, the LID is 0.  The
- * GID table holds the link-local GID built from the port GUID.
+ * (vmlx_fabric.c) and the SMA (vmlx_sma.c) keep up to date: what a subnet
+ * manager's SubnSet writes is what query_port, query_pkey and query_gid
+ * report.  Without a subnet manager (and without the static_lids lab
+ * option) a cabled port behaves like real hardware: the physical link is
+ * up, the logical state is INIT, the LID is 0.  GID i is the GID prefix
+ * with GUIDInfo entry i: entry 0 is the port GUID, the others are 0
+ * (an empty GID) until a subnet manager sets alias GUIDs.
  */
 #include <linux/string.h>
 
@@ -77,20 +80,22 @@ static int vmlx_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->lmc = port->lmc;
 	attr->sm_lid = port->sm_lid;
 	attr->sm_sl = port->sm_sl;
+	attr->port_cap_flags = port->cap_mask;
+	attr->subnet_timeout = port->subnet_timeout;
+	attr->subnet_prefix = port->gid_prefix;
+	attr->active_mtu = port->link.neighbor_mtu;
+	attr->max_vl_num = port->link.op_vls;
+	attr->bad_pkey_cntr = port->link.pkey_violations;
+	attr->qkey_viol_cntr = port->link.qkey_violations;
 	spin_unlock_irqrestore(&port->lock, flags);
 
-	attr->max_mtu = IB_MTU_4096;
-	attr->active_mtu = IB_MTU_4096;
+	attr->max_mtu = VMLX_PI_MTU_CAP;
 	attr->phys_mtu = 4096;
 	attr->gid_tbl_len = VMLX_GID_TBL_LEN;
 	attr->pkey_tbl_len = VMLX_PKEY_TBL_LEN;
-	attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_SYS_IMAGE_GUID_SUP;
 	attr->max_msg_sz = VMLX_MAX_MSG_SIZE;
-	attr->max_vl_num = 1;
-	attr->subnet_timeout = 18;
 	attr->active_width = IB_WIDTH_4X;
 	attr->active_speed = IB_SPEED_EDR;
-	attr->subnet_prefix = VMLX_DEFAULT_SUBNET_PREFIX;
 	return 0;
 }
 
@@ -127,13 +132,23 @@ static int vmlx_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 static int vmlx_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 			  union ib_gid *gid)
 {
-	struct vmlx_port *port = &to_vmlx(ibdev)->ports[port_num - 1];
+	struct vmlx_port *port = vmlx_port(to_vmlx(ibdev), port_num);
+	unsigned long flags;
+	__be64 guid;
+	u64 prefix;
+
+	if (index < 0 || index >= VMLX_GID_TBL_LEN)
+		return -EINVAL;
+	spin_lock_irqsave(&port->lock, flags);
+	prefix = port->gid_prefix;
+	guid = port->guids[index];
+	spin_unlock_irqrestore(&port->lock, flags);
 
 	memset(gid, 0, sizeof(*gid));
-	if (index)
+	if (!guid)
 		return 0;
-	gid->global.subnet_prefix = cpu_to_be64(VMLX_DEFAULT_SUBNET_PREFIX);
-	gid->global.interface_id = port->guid;
+	gid->global.subnet_prefix = cpu_to_be64(prefix);
+	gid->global.interface_id = guid;
 	return 0;
 }
 
@@ -149,14 +164,16 @@ static int vmlx_modify_device(struct ib_device *ibdev, int mask,
 			      struct ib_device_modify *modify)
 {
 	struct vmlx_dev *vdev = to_vmlx(ibdev);
+	unsigned long flags;
 
-	spin_lock(&vdev->attr_lock);
+	/* the SMA reads them, perhaps with interrupts off */
+	spin_lock_irqsave(&vdev->attr_lock, flags);
 	if (mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID)
 		ibdev->attrs.sys_image_guid = modify->sys_image_guid;
 	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
 		memcpy(ibdev->node_desc, modify->node_desc,
 		       sizeof(ibdev->node_desc));
-	spin_unlock(&vdev->attr_lock);
+	spin_unlock_irqrestore(&vdev->attr_lock, flags);
 	return 0;
 }
 
@@ -173,6 +190,8 @@ const struct ib_device_ops vmlx_dev_ops = {
 	.query_gid = vmlx_query_gid,
 	.get_dev_fw_str = vmlx_get_fw_str,
 	.modify_device = vmlx_modify_device,
+	.modify_port = vmlx_modify_port,
+	.process_mad = vmlx_process_mad,
 
 	.alloc_ucontext = vmlx_alloc_ucontext,
 	.dealloc_ucontext = vmlx_dealloc_ucontext,

@@ -1294,6 +1294,9 @@ struct ib_device;
 	.size_##ib_struct = sizeof(type) +				\
 		BUILD_BUG_ON_ZERO(offsetof(type, member))
 
+struct ib_grh;
+struct ib_mad;
+
 /**
  * struct ib_device_ops - operations a driver provides to the core
  * @owner: module implementing the operations
@@ -1313,6 +1316,10 @@ struct ib_device;
  * @modify_port: change port capability bits
  * @get_dev_fw_str: write the firmware version, at most
  *	IB_FW_VERSION_NAME_MAX bytes including the NUL, into @str
+ * @process_mad: optional; the device's SMA and PMA.  Called by the MAD
+ *	layer for MADs received on QP0/QP1 and for locally processed
+ *	directed-route SMPs; @in_wc and @in_grh may be NULL.  Returns
+ *	IB_MAD_RESULT_* bits (rdma/ib_mad.h)
  * @get_vector_affinity: the CPUs that completion vector @comp_vector
  *	(0 <= @comp_vector < num_comp_vectors) interrupts, or NULL
  *
@@ -1393,6 +1400,11 @@ struct ib_device_ops {
 	int (*modify_port)(struct ib_device *device, u32 port_num, int mask,
 			   struct ib_port_modify *modify);
 	void (*get_dev_fw_str)(struct ib_device *device, char *str);
+	int (*process_mad)(struct ib_device *device, int process_mad_flags,
+			   u32 port_num, const struct ib_wc *in_wc,
+			   const struct ib_grh *in_grh,
+			   const struct ib_mad *in_mad, struct ib_mad *out_mad,
+			   size_t *out_mad_size, u16 *out_mad_pkey_index);
 	const struct cpumask *(*get_vector_affinity)(struct ib_device *device,
 						     int comp_vector);
 

@@ -251,6 +251,7 @@ int vt_cmd_unreachable(struct vt_run *run);
 int vt_cmd_loop(struct vt_run *run);
 int vt_cmd_traffic(struct vt_run *run);
 int vt_cmd_bench(struct vt_run *run);
+int vt_cmd_mad(struct vt_run *run);
 void vt_traffic_remove_dev(struct vt_dev *vdev);
 void vt_traffic_exit(void);
 

@@ -323,6 +323,7 @@ static const struct vt_cmd vt_cmds[] = {
 	{ "loop", vt_cmd_loop },
 	{ "traffic", vt_cmd_traffic, true },
 	{ "bench", vt_cmd_bench },
+	{ "mad", vt_cmd_mad },
 };
 
 static int vt_parse_uint(const char *val, unsigned int *out)

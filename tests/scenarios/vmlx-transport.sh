@@ -28,6 +28,11 @@ tap_is "ib_verbs_test got both devices" "$(vt_devices)" \
 	"vmlx0 vmlx1"
 tap_is "vmlx0 port 1 ACTIVE, LID 1" "$(vt_port_state vmlx0)" "ACTIVE 1"
 tap_is "vmlx1 port 1 ACTIVE, LID 2" "$(vt_port_state vmlx1)" "ACTIVE 2"
+# What every device has before any test: the MAD layer's QP0 and QP1 of
+# its port, with their CQ and PD.
+mad="qp 2 mr 0 cq 1 pd 1 srq 0 ah 0"
+tap_is "vmlx0 objects: only the MAD layer's" "$(vt_objects vmlx0)" "$mad"
+tap_is "vmlx1 objects: only the MAD layer's" "$(vt_objects vmlx1)" "$mad"
 tap_check_fails "an unknown command is refused (EINVAL)" \
 	sh -c "echo 'no such command' > $VT_DIR/run"
 
@@ -96,12 +101,11 @@ tap_is "vmlx1 port 1 ACTIVE again after link=1" "$(vt_port_state vmlx1)" \
 vt_run errors flush
 
 # --- create/destroy balance -------------------------------------------------
-none="qp 0 mr 0 cq 0 pd 0 srq 0 ah 0"
-tap_is "vmlx0 objects: none left by the tests" "$(vt_objects vmlx0)" "$none"
-tap_is "vmlx1 objects: none left by the tests" "$(vt_objects vmlx1)" "$none"
+tap_is "vmlx0 objects: no test object left" "$(vt_objects vmlx0)" "$mad"
+tap_is "vmlx1 objects: no test object left" "$(vt_objects vmlx1)" "$mad"
 vt_run loop n=10000
-tap_is "vmlx0 objects: none after the loop" "$(vt_objects vmlx0)" "$none"
-tap_is "vmlx1 objects: none after the loop" "$(vt_objects vmlx1)" "$none"
+tap_is "vmlx0 objects: no test object left after the loop" "$(vt_objects vmlx0)" "$mad"
+tap_is "vmlx1 objects: no test object left after the loop" "$(vt_objects vmlx1)" "$mad"
 
 # --- background traffic, stopped by command, then by rmmod vmlx -------------
 vt_run traffic start
@@ -134,8 +138,8 @@ tap_check "rmmod ib_verbs_test while its traffic runs" timeout 60 \
 	rmmod ib_verbs_test
 tap_is "its remove callbacks stopped the traffic cleanly" \
 	"$(dmesg | grep -c 'ib_verbs_test: traffic stopped by the remove callback .* 0 errors; drained with ib_drain_qp, destroyed')" 2
-tap_is "vmlx0 objects: none left by the client" "$(vt_objects vmlx0)" "$none"
-tap_is "vmlx1 objects: none left by the client" "$(vt_objects vmlx1)" "$none"
+tap_is "vmlx0 objects: no object of the client left" "$(vt_objects vmlx0)" "$mad"
+tap_is "vmlx1 objects: no object of the client left" "$(vt_objects vmlx1)" "$mad"
 tap_check "rmmod vmlx" rmmod vmlx
 tap_check "rmmod ib_core" rmmod ib_core
 tap_done

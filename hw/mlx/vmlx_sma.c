@@ -1,0 +1,847 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vmlx SMA: the subnet management agent of the HCA ports, reached through
+ * the process_mad op, and the PortInfo rules it shares with the switch's
+ * SMA (vmlx_switch.c).
+ *
+ * The MAD core hands process_mad every SMP for a port (directed-route SMPs
+ * after its hop-pointer arithmetic) and every PMA MAD.  The SMA answers
+ * SubnGet/SubnSet of NodeDescription, NodeInfo, PortInfo, P_KeyTable,
+ * GUIDInfo, SLtoVLMappingTable and VLArbitrationTable; it leaves SMInfo,
+ * traps and responses to the agents above (IBA 14.2.5, the behaviour of
+ * mlx4 and qib).  TrapRepress is consumed: the SMA sends no traps.
+ *
+ * One source of truth: what a SubnSet writes is struct vmlx_port, under
+ * port->lock, which is what query_port, query_pkey and query_gid read and
+ * what the data path checks.  A Set is validated as a whole before
+ * anything changes: a bad field answers status 0x001C and changes
+ * nothing.  Events go to the core after the lock is dropped.  A Set that
+ * takes the link down or up (PortState DOWN, PortPhysicalState) changes
+ * the port's states at once and leaves the link operation, which needs
+ * the fabric's mutex, to the fabric's work item: process_mad may be
+ * called in atomic context.
+ */
+#include <linux/string.h>
+#include <asm/unaligned.h>
+
+#include "vmlx.h"
+
+#define VMLX_PKEYS_PER_BLOCK	32
+#define VMLX_GUIDS_PER_BLOCK	8
+
+/* Byte 60 on: CapabilityMask2 and the extended speeds, past ib_port_info */
+#define VMLX_PI_OFF_CAP_MASK2	60
+#define VMLX_PI_OFF_SPEED_EXT	62
+#define VMLX_PI_OFF_SPEED_EXT_EN 63
+
+static_assert(sizeof(struct ib_smp) == 256);
+static_assert(sizeof(struct ib_port_info) <= IB_SMP_DATA_SIZE);
+static_assert(sizeof(struct ib_node_info) <= IB_SMP_DATA_SIZE);
+
+/* ------------------------------------------------------------------ */
+/* Rules shared with the switch                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * vmlx_link_init() - the link settings of a port that comes out of reset
+ * @link: what to fill in
+ *
+ * Everything enabled that is supported, NeighborMTU = MTUCap and
+ * OperationalVLs = VLCap, so that a subnet manager computes the values it
+ * finds and has no reason to bounce the link.
+ */
+void vmlx_link_init(struct vmlx_link *link)
+{
+	memset(link, 0, sizeof(*link));
+	link->width_enabled = VMLX_PI_WIDTH_SUPPORTED;
+	link->speed_enabled = VMLX_PI_SPEED_SUPPORTED;
+	link->speed_ext_enabled = VMLX_PI_SPEED_EXT_SUPPORTED;
+	link->down_default = IB_PORT_PHYS_STATE_POLLING;
+	link->neighbor_mtu = VMLX_PI_MTU_CAP;
+	link->op_vls = VMLX_PI_VL_CAP;
+}
+
+/**
+ * vmlx_port_state_next() - the logical port state machine of a SubnSet
+ * @cur: the port's state
+ * @req: PortInfo:PortState of the Set
+ * @next: where the state the port goes to is stored
+ *
+ * 0 (no change) is always valid; DOWN is valid from any state and makes
+ * the link retrain; ARMED is valid from INIT, ACTIVE from ARMED, and a
+ * state to itself is accepted as no change (IBA 14.2.5.6 table 149;
+ * opensm relies on nothing else).  INIT and everything else are invalid.
+ *
+ * Return: 0, or -EINVAL for a transition the port does not make.
+ */
+int vmlx_port_state_next(enum ib_port_state cur, u8 req,
+			 enum ib_port_state *next)
+{
+	*next = cur;
+	switch (req) {
+	case IB_PORT_NOP:
+		return 0;
+	case IB_PORT_DOWN:
+		*next = IB_PORT_DOWN;
+		return 0;
+	case IB_PORT_ARMED:
+		if (cur != IB_PORT_INIT && cur != IB_PORT_ARMED)
+			return -EINVAL;
+		*next = IB_PORT_ARMED;
+		return 0;
+	case IB_PORT_ACTIVE:
+		if (cur != IB_PORT_ARMED && cur != IB_PORT_ACTIVE)
+			return -EINVAL;
+		*next = IB_PORT_ACTIVE;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* An "enabled" field: 0 keeps, @all means everything supported. */
+static int vmlx_enabled_field(u8 req, u8 all, u8 supported, u8 *cur)
+{
+	if (!req)
+		return 0;
+	if (req == all) {
+		*cur = supported;
+		return 0;
+	}
+	if (req & ~supported)
+		return -EINVAL;
+	*cur = req;
+	return 0;
+}
+
+/**
+ * vmlx_link_set() - the link fields of a PortInfo Set
+ * @req: the Set, decoded
+ * @link: the port's link settings; updated only on success
+ *
+ * LinkWidthEnabled (0 keeps, 255 = supported, else a subset of the
+ * supported widths), LinkSpeedEnabled (0 keeps, 15 = supported, else a
+ * subset), LinkSpeedExtEnabled (0 keeps, 31 = supported, 30 = none, else
+ * a subset), LinkDownDefaultState (0 keeps, 1 sleep, 2 polling),
+ * NeighborMTU (0 keeps, else 256..MTUCap), OperationalVLs (0 keeps, else
+ * 1..VLCap), and the fields that take any value: VLHighLimit,
+ * VLStallCount/HOQLife, the enforcement bits, the error thresholds.  A
+ * violation counter written as 0 is reset.
+ *
+ * Return: 0, or -EINVAL if a field is out of range (nothing changes).
+ */
+int vmlx_link_set(const struct vmlx_pi *req, struct vmlx_link *link)
+{
+	const struct vmlx_link *r = &req->link;
+	struct vmlx_link n = *link;
+
+	if (vmlx_enabled_field(r->width_enabled, 0xff,
+			       VMLX_PI_WIDTH_SUPPORTED, &n.width_enabled) ||
+	    vmlx_enabled_field(r->speed_enabled, 0x0f,
+			       VMLX_PI_SPEED_SUPPORTED, &n.speed_enabled))
+		return -EINVAL;
+	if (r->speed_ext_enabled == 30)
+		n.speed_ext_enabled = 0;
+	else if (vmlx_enabled_field(r->speed_ext_enabled, 31,
+				    VMLX_PI_SPEED_EXT_SUPPORTED,
+				    &n.speed_ext_enabled))
+		return -EINVAL;
+	if (r->down_default > IB_PORT_PHYS_STATE_POLLING)
+		return -EINVAL;
+	if (r->down_default)
+		n.down_default = r->down_default;
+	if (r->neighbor_mtu > VMLX_PI_MTU_CAP)
+		return -EINVAL;
+	if (r->neighbor_mtu)
+		n.neighbor_mtu = r->neighbor_mtu;
+	if (r->op_vls > VMLX_PI_VL_CAP)
+		return -EINVAL;
+	if (r->op_vls)
+		n.op_vls = r->op_vls;
+	n.vl_high_limit = r->vl_high_limit;
+	n.vlstall_hoq = r->vlstall_hoq;
+	n.enforce = r->enforce;
+	n.err_thresholds = r->err_thresholds;
+	if (!r->mkey_violations)
+		n.mkey_violations = 0;
+	if (!r->pkey_violations)
+		n.pkey_violations = 0;
+	if (!r->qkey_violations)
+		n.qkey_violations = 0;
+	*link = n;
+	return 0;
+}
+
+/**
+ * vmlx_pi_encode() - PortInfo on the wire (IBA 14.2.5.6)
+ * @pi: the port's variable fields
+ * @data: 64 bytes to fill in
+ *
+ * The fields every vmlx port has in common (supported and active widths
+ * and speeds, VLCap, MTUCap, VL arbitration caps, RespTimeValue) come from
+ * the VMLX_PI_* constants; ClientReregister always reads 0.
+ */
+void vmlx_pi_encode(const struct vmlx_pi *pi, u8 *data)
+{
+	struct ib_port_info *w = (struct ib_port_info *)data;
+	const struct vmlx_link *l = &pi->link;
+
+	memset(data, 0, IB_SMP_DATA_SIZE);
+	w->mkey = cpu_to_be64(pi->mkey);
+	w->gid_prefix = cpu_to_be64(pi->gid_prefix);
+	w->lid = cpu_to_be16(pi->lid);
+	w->sm_lid = cpu_to_be16(pi->sm_lid);
+	w->cap_mask = cpu_to_be32(pi->cap_mask);
+	w->mkey_lease_period = cpu_to_be16(pi->mkey_lease);
+	w->local_port_num = pi->local_port;
+	w->link_width_enabled = l->width_enabled;
+	w->link_width_supported = VMLX_PI_WIDTH_SUPPORTED;
+	w->link_width_active = VMLX_PI_WIDTH_ACTIVE;
+	w->linkspeed_portstate = VMLX_PI_SPEED_SUPPORTED << 4 |
+				 (pi->state & 0xf);
+	w->portphysstate_linkdown = pi->phys_state << 4 |
+				    (l->down_default & 0xf);
+	w->mkeyprot_resv_lmc = pi->mkey_protect << 6 | (pi->lmc & 7);
+	w->linkspeedactive_enabled = VMLX_PI_SPEED_ACTIVE << 4 |
+				     (l->speed_enabled & 0xf);
+	w->neighbormtu_mastersmsl = l->neighbor_mtu << 4 | (pi->sm_sl & 0xf);
+	w->vlcap_inittype = VMLX_PI_VL_CAP << 4;
+	w->vl_high_limit = l->vl_high_limit;
+	w->vl_arb_high_cap = VMLX_PI_VL_ARB_CAP;
+	w->vl_arb_low_cap = VMLX_PI_VL_ARB_CAP;
+	w->inittypereply_mtucap = VMLX_PI_MTU_CAP;
+	w->vlstallcnt_hoqlife = l->vlstall_hoq;
+	w->operationalvl_pei_peo_fpi_fpo = l->op_vls << 4 | (l->enforce & 0xf);
+	w->mkey_violations = cpu_to_be16(l->mkey_violations);
+	w->pkey_violations = cpu_to_be16(l->pkey_violations);
+	w->qkey_violations = cpu_to_be16(l->qkey_violations);
+	w->guid_cap = pi->guid_cap;
+	w->clientrereg_resv_subnetto = (pi->mcast_trap_supp & 3) << 5 |
+				       (pi->subnet_timeout & 0x1f);
+	w->resv_resptimevalue = VMLX_PI_RESP_TIME;
+	w->localphyerrors_overrunerrors = l->err_thresholds;
+	data[VMLX_PI_OFF_SPEED_EXT] = VMLX_PI_SPEED_EXT_ACTIVE << 4 |
+				      VMLX_PI_SPEED_EXT_SUPPORTED;
+	data[VMLX_PI_OFF_SPEED_EXT_EN] = l->speed_ext_enabled & 0x1f;
+}
+
+/**
+ * vmlx_pi_decode() - the fields of a PortInfo from the wire
+ * @data: 64 bytes of PortInfo
+ * @pi: where to store them
+ */
+void vmlx_pi_decode(const u8 *data, struct vmlx_pi *pi)
+{
+	const struct ib_port_info *w = (const struct ib_port_info *)data;
+	struct vmlx_link *l = &pi->link;
+
+	memset(pi, 0, sizeof(*pi));
+	pi->mkey = be64_to_cpu(w->mkey);
+	pi->gid_prefix = be64_to_cpu(w->gid_prefix);
+	pi->lid = be16_to_cpu(w->lid);
+	pi->sm_lid = be16_to_cpu(w->sm_lid);
+	pi->cap_mask = be32_to_cpu(w->cap_mask);
+	pi->mkey_lease = be16_to_cpu(w->mkey_lease_period);
+	pi->local_port = w->local_port_num;
+	pi->state = w->linkspeed_portstate & 0xf;
+	pi->phys_state = w->portphysstate_linkdown >> 4;
+	pi->mkey_protect = w->mkeyprot_resv_lmc >> 6;
+	pi->lmc = w->mkeyprot_resv_lmc & 7;
+	pi->sm_sl = w->neighbormtu_mastersmsl & 0xf;
+	pi->client_rereg = w->clientrereg_resv_subnetto & 0x80;
+	pi->mcast_trap_supp = (w->clientrereg_resv_subnetto >> 5) & 3;
+	pi->subnet_timeout = w->clientrereg_resv_subnetto & 0x1f;
+	pi->guid_cap = w->guid_cap;
+	l->width_enabled = w->link_width_enabled;
+	l->speed_enabled = w->linkspeedactive_enabled & 0xf;
+	l->speed_ext_enabled = data[VMLX_PI_OFF_SPEED_EXT_EN] & 0x1f;
+	l->down_default = w->portphysstate_linkdown & 0xf;
+	l->neighbor_mtu = w->neighbormtu_mastersmsl >> 4;
+	l->op_vls = w->operationalvl_pei_peo_fpi_fpo >> 4;
+	l->vl_high_limit = w->vl_high_limit;
+	l->vlstall_hoq = w->vlstallcnt_hoqlife;
+	l->enforce = w->operationalvl_pei_peo_fpi_fpo & 0xf;
+	l->err_thresholds = w->localphyerrors_overrunerrors;
+	l->mkey_violations = be16_to_cpu(w->mkey_violations);
+	l->pkey_violations = be16_to_cpu(w->pkey_violations);
+	l->qkey_violations = be16_to_cpu(w->qkey_violations);
+}
+
+/**
+ * vmlx_smp_reply() - turn a request SMP into its response
+ * @smp: the SMP, a copy of the request with the response data in place
+ * @status: the MAD status
+ *
+ * Method GetResp (for a Set too), @status, and for a directed-route SMP
+ * the direction bit; hop pointer, count and paths are left to whoever
+ * sends the response.
+ *
+ * Return: IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY.
+ */
+int vmlx_smp_reply(struct ib_smp *smp, u16 status)
+{
+	smp->method = IB_MGMT_METHOD_GET_RESP;
+	smp->status = cpu_to_be16(status);
+	if (smp->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		smp->status |= IB_SMP_DIRECTION;
+	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
+}
+
+/* A unicast LID, or the one the port has (LID 0 may stay 0). */
+static bool vmlx_lid_ok(u16 lid, u16 cur)
+{
+	return lid == cur || (lid && lid <= VMLX_LID_UCAST_MAX);
+}
+
+/* ------------------------------------------------------------------ */
+/* HCA ports                                                           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * vmlx_port_sma_init() - the subnet management state of a port at reset
+ * @port: the port; its guid is set
+ */
+void vmlx_port_sma_init(struct vmlx_port *port)
+{
+	port->cap_mask = VMLX_PORT_CAP_BASE;
+	port->gid_prefix = VMLX_DEFAULT_SUBNET_PREFIX;
+	port->subnet_timeout = VMLX_PI_SUBNET_TIMEOUT;
+	vmlx_link_init(&port->link);
+	memset(port->guids, 0, sizeof(port->guids));
+	port->guids[0] = port->guid;
+}
+
+/**
+ * vmlx_port_raise() - dispatch the events a change of an HCA port caused
+ * @port: the port
+ * @events: VMLX_EV_* bits
+ *
+ * In the order a consumer wants them: the port going away first, the
+ * port becoming usable last.
+ *
+ * Context: any; not under port->lock.
+ */
+void vmlx_port_raise(struct vmlx_port *port, unsigned int events)
+{
+	static const struct {
+		unsigned int bit;
+		enum ib_event_type type;
+	} order[] = {
+		{ VMLX_EV_PORT_ERR, IB_EVENT_PORT_ERR },
+		{ VMLX_EV_LID_CHANGE, IB_EVENT_LID_CHANGE },
+		{ VMLX_EV_PKEY_CHANGE, IB_EVENT_PKEY_CHANGE },
+		{ VMLX_EV_GID_CHANGE, IB_EVENT_GID_CHANGE },
+		{ VMLX_EV_SM_CHANGE, IB_EVENT_SM_CHANGE },
+		{ VMLX_EV_CLIENT_REREG, IB_EVENT_CLIENT_REREGISTER },
+		{ VMLX_EV_PORT_ACTIVE, IB_EVENT_PORT_ACTIVE },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(order); i++)
+		if (events & order[i].bit)
+			vmlx_port_event(port, order[i].type);
+}
+
+/* Events of a logical state change; under port->lock. */
+static unsigned int vmlx_state_events(enum ib_port_state old,
+				      enum ib_port_state state)
+{
+	if (old == state)
+		return 0;
+	if (state == IB_PORT_ACTIVE)
+		return VMLX_EV_PORT_ACTIVE;
+	if (old == IB_PORT_ACTIVE || state == IB_PORT_DOWN)
+		return VMLX_EV_PORT_ERR;
+	return 0;
+}
+
+/*
+ * Move a port to @next (already validated); under port->lock.  DOWN and
+ * a disabled link also take the physical state down at once; the link
+ * operation itself is for the caller to request once the lock is dropped.
+ */
+static unsigned int vmlx_port_move(struct vmlx_port *port,
+				   enum ib_port_state next, u8 phys_req)
+{
+	enum ib_port_state old = port->state;
+
+	if (phys_req == IB_PORT_PHYS_STATE_DISABLED) {
+		next = IB_PORT_DOWN;
+		WRITE_ONCE(port->phys_state, IB_PORT_PHYS_STATE_DISABLED);
+	} else if (next == IB_PORT_DOWN && old != IB_PORT_DOWN) {
+		WRITE_ONCE(port->phys_state, IB_PORT_PHYS_STATE_POLLING);
+	}
+	WRITE_ONCE(port->state, next);
+	return vmlx_state_events(old, next);
+}
+
+/**
+ * vmlx_port_set_state() - PortInfo:PortState of a SubnSet, alone
+ * @port: the HCA port
+ * @state: the requested state (enum ib_port_state value)
+ *
+ * What the SMA does with the state field of a Set, for the module playing
+ * subnet manager (static_lids): the same state machine, the same events.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for a transition the port does not make.
+ */
+int vmlx_port_set_state(struct vmlx_port *port, u8 state)
+{
+	enum ib_port_state next;
+	unsigned int events;
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->lock, flags);
+	if (vmlx_port_state_next(port->state, state, &next)) {
+		spin_unlock_irqrestore(&port->lock, flags);
+		return -EINVAL;
+	}
+	events = vmlx_port_move(port, next, 0);
+	spin_unlock_irqrestore(&port->lock, flags);
+
+	if (state == IB_PORT_DOWN)
+		vmlx_port_link_request(port, 0, true);
+	vmlx_port_raise(port, events);
+	return 0;
+}
+
+/**
+ * vmlx_port_set_lid() - LID, LMC and MasterSMLID of a SubnSet, alone
+ * @port: the HCA port
+ * @lid: the LID, 1..0xBFFF
+ * @lmc: the LMC, 0..7
+ * @sm_lid: the SM's LID, 0 for none
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for a value out of range.
+ */
+int vmlx_port_set_lid(struct vmlx_port *port, u16 lid, u8 lmc, u16 sm_lid)
+{
+	unsigned int events = 0;
+	unsigned long flags;
+
+	if (!lid || lid > VMLX_LID_UCAST_MAX || lmc > 7 ||
+	    sm_lid > VMLX_LID_UCAST_MAX)
+		return -EINVAL;
+	spin_lock_irqsave(&port->lock, flags);
+	if (port->lid != lid || port->lmc != lmc)
+		events |= VMLX_EV_LID_CHANGE;
+	if (port->sm_lid != sm_lid)
+		events |= VMLX_EV_SM_CHANGE;
+	WRITE_ONCE(port->lid, lid);
+	WRITE_ONCE(port->lmc, lmc);
+	port->sm_lid = sm_lid;
+	spin_unlock_irqrestore(&port->lock, flags);
+	vmlx_port_raise(port, events);
+	return 0;
+}
+
+/* PortInfo of @port as seen through @in_port; under port->lock. */
+static void vmlx_port_pi(struct vmlx_port *port, u32 in_port,
+			 struct vmlx_pi *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	pi->mkey = port->mkey;
+	pi->gid_prefix = port->gid_prefix;
+	pi->lid = port->lid;
+	pi->sm_lid = port->sm_lid;
+	pi->cap_mask = port->cap_mask;
+	pi->mkey_lease = port->mkey_lease;
+	pi->local_port = in_port;
+	pi->state = port->state;
+	pi->phys_state = port->phys_state;
+	pi->mkey_protect = port->mkey_protect;
+	pi->lmc = port->lmc;
+	pi->sm_sl = port->sm_sl;
+	pi->mcast_trap_supp = port->mcast_trap_supp;
+	pi->subnet_timeout = port->subnet_timeout;
+	pi->guid_cap = VMLX_GID_TBL_LEN;
+	pi->link = port->link;
+}
+
+/*
+ * M_Key check (IBA 14.2.4): passes when the port has no M_Key, the SMP
+ * carries it, or the MAD core says to ignore it; a Get also passes with
+ * protection bits 0, and with 1 it passes with the M_Key hidden in the
+ * answer.  Anything else counts an M_Key violation and gets no answer.
+ */
+static bool vmlx_port_mkey_ok(struct vmlx_port *port, int mad_flags,
+			      const struct ib_smp *smp, bool *hide)
+{
+	unsigned long flags;
+	bool ok = true;
+
+	*hide = false;
+	spin_lock_irqsave(&port->lock, flags);
+	if (!(mad_flags & IB_MAD_IGNORE_MKEY) && port->mkey &&
+	    be64_to_cpu(smp->mkey) != port->mkey) {
+		if (smp->method == IB_MGMT_METHOD_GET &&
+		    port->mkey_protect <= 1) {
+			*hide = port->mkey_protect == 1;
+		} else {
+			ok = false;
+			if (port->link.mkey_violations != U16_MAX)
+				port->link.mkey_violations++;
+		}
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
+	return ok;
+}
+
+static int vmlx_sma_node_desc(struct vmlx_dev *vdev, struct ib_smp *smp)
+{
+	unsigned long flags;
+
+	if (smp->method != IB_MGMT_METHOD_GET)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+	if (smp->attr_mod)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	spin_lock_irqsave(&vdev->attr_lock, flags);
+	memcpy(smp->data, vdev->ibdev.node_desc, IB_DEVICE_NODE_DESC_MAX);
+	spin_unlock_irqrestore(&vdev->attr_lock, flags);
+	return vmlx_smp_reply(smp, 0);
+}
+
+static int vmlx_sma_node_info(struct vmlx_dev *vdev, u32 port_num,
+			      struct ib_smp *smp)
+{
+	struct ib_node_info *ni = (struct ib_node_info *)smp->data;
+	unsigned long flags;
+
+	if (smp->method != IB_MGMT_METHOD_GET)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+	if (smp->attr_mod)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	ni->base_version = IB_MGMT_BASE_VERSION;
+	ni->class_version = 1;
+	ni->node_type = RDMA_NODE_IB_CA;
+	ni->num_ports = vdev->ibdev.phys_port_cnt;
+	spin_lock_irqsave(&vdev->attr_lock, flags);
+	ni->sys_guid = vdev->ibdev.attrs.sys_image_guid;
+	spin_unlock_irqrestore(&vdev->attr_lock, flags);
+	ni->node_guid = vdev->ibdev.node_guid;
+	ni->port_guid = vmlx_port(vdev, port_num)->guid;
+	ni->partition_cap = cpu_to_be16(VMLX_PKEY_TBL_LEN);
+	ni->device_id = cpu_to_be16(VMLX_VENDOR_PART_ID);
+	ni->revision = 0;
+	ni->local_port_num = port_num;
+	ni->vendor_id[0] = (VMLX_VENDOR_ID >> 16) & 0xff;
+	ni->vendor_id[1] = (VMLX_VENDOR_ID >> 8) & 0xff;
+	ni->vendor_id[2] = VMLX_VENDOR_ID & 0xff;
+	return vmlx_smp_reply(smp, 0);
+}
+
+/* The port a PortInfo, SL2VL or VLArb attribute modifier names, or NULL. */
+static struct vmlx_port *vmlx_am_port(struct vmlx_dev *vdev, u32 port_num,
+				      u32 p)
+{
+	if (!p)
+		p = port_num;
+	if (p > vdev->ibdev.phys_port_cnt)
+		return NULL;
+	return vmlx_port(vdev, p);
+}
+
+/*
+ * The writable PortInfo fields of a Set, applied to @port as a whole or
+ * not at all; under port->lock.  Returns the status and adds the events
+ * to raise and the link operations to request.
+ */
+static u16 vmlx_port_pi_apply(struct vmlx_port *port, const struct vmlx_pi *r,
+			      unsigned int *events, bool *retrain)
+{
+	struct vmlx_link link = port->link;
+	enum ib_port_state next;
+
+	if (!vmlx_lid_ok(r->lid, port->lid) ||
+	    !vmlx_lid_ok(r->sm_lid, port->sm_lid) ||
+	    vmlx_port_state_next(port->state, r->state, &next) ||
+	    (r->phys_state && r->phys_state != IB_PORT_PHYS_STATE_POLLING &&
+	     r->phys_state != IB_PORT_PHYS_STATE_DISABLED) ||
+	    vmlx_link_set(r, &link))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+
+	if (r->lid != port->lid || r->lmc != port->lmc)
+		*events |= VMLX_EV_LID_CHANGE;
+	if (r->sm_lid != port->sm_lid || r->sm_sl != port->sm_sl)
+		*events |= VMLX_EV_SM_CHANGE;
+	if (r->gid_prefix != port->gid_prefix)
+		*events |= VMLX_EV_GID_CHANGE;
+	if (r->client_rereg)
+		*events |= VMLX_EV_CLIENT_REREG;
+	port->mkey = r->mkey;
+	port->gid_prefix = r->gid_prefix;
+	WRITE_ONCE(port->lid, r->lid);
+	WRITE_ONCE(port->lmc, r->lmc);
+	port->sm_lid = r->sm_lid;
+	port->sm_sl = r->sm_sl;
+	port->mkey_lease = r->mkey_lease;
+	port->mkey_protect = r->mkey_protect;
+	port->subnet_timeout = r->subnet_timeout;
+	port->mcast_trap_supp = r->mcast_trap_supp;
+	port->link = link;
+	*retrain = r->state == IB_PORT_DOWN;
+	*events |= vmlx_port_move(port, next, r->phys_state);
+	return 0;
+}
+
+static int vmlx_sma_port_info(struct vmlx_dev *vdev, u32 port_num,
+			      struct ib_smp *smp, const struct ib_smp *req,
+			      bool hide_mkey)
+{
+	u32 am = be32_to_cpu(smp->attr_mod);
+	struct vmlx_pi pi, r;
+	struct vmlx_port *port;
+	unsigned int events = 0;
+	bool retrain = false;
+	unsigned long flags;
+	u16 status = 0;
+
+	/* bit 31: the SM supports extended speeds; nothing else is used */
+	port = (am & 0x7fffff00) ? NULL : vmlx_am_port(vdev, port_num,
+						       am & 0xff);
+	if (!port)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	if (smp->method == IB_MGMT_METHOD_SET)
+		vmlx_pi_decode(req->data, &r);
+
+	spin_lock_irqsave(&port->lock, flags);
+	if (smp->method == IB_MGMT_METHOD_SET)
+		status = vmlx_port_pi_apply(port, &r, &events, &retrain);
+	vmlx_port_pi(port, port_num, &pi);
+	spin_unlock_irqrestore(&port->lock, flags);
+
+	if (smp->method == IB_MGMT_METHOD_SET && !status)
+		vmlx_port_link_request(port, r.phys_state, retrain);
+	vmlx_port_raise(port, events);
+
+	if (hide_mkey)
+		pi.mkey = 0;
+	vmlx_pi_encode(&pi, smp->data);
+	return vmlx_smp_reply(smp, status);
+}
+
+static int vmlx_sma_pkey_table(struct vmlx_port *port, struct ib_smp *smp,
+			       const struct ib_smp *req)
+{
+	__be16 *out = (__be16 *)smp->data;
+	const __be16 *in = (const __be16 *)req->data;
+	unsigned int events = 0;
+	unsigned long flags;
+	unsigned int i;
+	u16 pkey;
+
+	/* 16 entries: block 0 only */
+	if (smp->attr_mod)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	spin_lock_irqsave(&port->lock, flags);
+	for (i = 0; i < VMLX_PKEY_TBL_LEN; i++) {
+		if (smp->method == IB_MGMT_METHOD_SET) {
+			pkey = be16_to_cpu(in[i]);
+			if (pkey != port->pkeys[i])
+				events |= VMLX_EV_PKEY_CHANGE;
+			WRITE_ONCE(port->pkeys[i], pkey);
+		}
+		out[i] = cpu_to_be16(port->pkeys[i]);
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
+	vmlx_port_raise(port, events);
+	return vmlx_smp_reply(smp, 0);
+}
+
+static int vmlx_sma_guid_info(struct vmlx_port *port, struct ib_smp *smp,
+			      const struct ib_smp *req)
+{
+	__be64 *out = (__be64 *)smp->data;
+	const __be64 *in = (const __be64 *)req->data;
+	unsigned int events = 0;
+	unsigned long flags;
+	unsigned int i;
+
+	/* 4 GUIDs: block 0 only; entry 0, the port GUID, is read-only */
+	if (smp->attr_mod)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	spin_lock_irqsave(&port->lock, flags);
+	for (i = 0; i < VMLX_GID_TBL_LEN; i++) {
+		if (smp->method == IB_MGMT_METHOD_SET && i &&
+		    in[i] != port->guids[i]) {
+			port->guids[i] = in[i];
+			events |= VMLX_EV_GID_CHANGE;
+		}
+		out[i] = port->guids[i];
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
+	vmlx_port_raise(port, events);
+	return vmlx_smp_reply(smp, 0);
+}
+
+static int vmlx_sma_sl2vl(struct vmlx_dev *vdev, u32 port_num,
+			  struct ib_smp *smp, const struct ib_smp *req)
+{
+	struct vmlx_port *port;
+	unsigned long flags;
+
+	/* a CA's table is per port; the modifier names no ports */
+	port = vmlx_port(vdev, port_num);
+	if (smp->attr_mod)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	spin_lock_irqsave(&port->lock, flags);
+	if (smp->method == IB_MGMT_METHOD_SET)
+		memcpy(port->sl2vl, req->data, VMLX_SL2VL_BYTES);
+	memcpy(smp->data, port->sl2vl, VMLX_SL2VL_BYTES);
+	spin_unlock_irqrestore(&port->lock, flags);
+	return vmlx_smp_reply(smp, 0);
+}
+
+static int vmlx_sma_vlarb(struct vmlx_dev *vdev, u32 port_num,
+			  struct ib_smp *smp, const struct ib_smp *req)
+{
+	u32 am = be32_to_cpu(smp->attr_mod);
+	u32 block = am >> 16;
+	struct vmlx_port *port;
+	unsigned long flags;
+
+	/* AM: block 1..4 in bits 31:16, port in bits 7:0 */
+	port = (am & 0xff00) ? NULL : vmlx_am_port(vdev, port_num, am & 0xff);
+	if (!port || block < 1 || block > VMLX_VLARB_BLOCKS)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	spin_lock_irqsave(&port->lock, flags);
+	if (smp->method == IB_MGMT_METHOD_SET)
+		memcpy(port->vlarb[block - 1], req->data, VMLX_VLARB_BYTES);
+	memcpy(smp->data, port->vlarb[block - 1], VMLX_VLARB_BYTES);
+	spin_unlock_irqrestore(&port->lock, flags);
+	return vmlx_smp_reply(smp, 0);
+}
+
+/* SubnGet/SubnSet for an HCA port; @smp is a copy of @req to answer in. */
+static int vmlx_sma(struct vmlx_dev *vdev, int mad_flags, u32 port_num,
+		    const struct ib_smp *req, struct ib_smp *smp)
+{
+	struct vmlx_port *port = vmlx_port(vdev, port_num);
+	bool hide;
+
+	if (smp->class_version != 1)
+		return vmlx_smp_reply(smp, IB_MGMT_MAD_STATUS_BAD_VERSION);
+	if (!vmlx_port_mkey_ok(port, mad_flags, req, &hide))
+		return IB_MAD_RESULT_FAILURE | IB_MAD_RESULT_CONSUMED;
+	memset(smp->data, 0, sizeof(smp->data));
+
+	switch (smp->attr_id) {
+	case IB_SMP_ATTR_NODE_DESC:
+		return vmlx_sma_node_desc(vdev, smp);
+	case IB_SMP_ATTR_NODE_INFO:
+		return vmlx_sma_node_info(vdev, port_num, smp);
+	case IB_SMP_ATTR_PORT_INFO:
+		return vmlx_sma_port_info(vdev, port_num, smp, req, hide);
+	case IB_SMP_ATTR_PKEY_TABLE:
+		return vmlx_sma_pkey_table(port, smp, req);
+	case IB_SMP_ATTR_GUID_INFO:
+		return vmlx_sma_guid_info(port, smp, req);
+	case IB_SMP_ATTR_SL_TO_VL_TABLE:
+		return vmlx_sma_sl2vl(vdev, port_num, smp, req);
+	case IB_SMP_ATTR_VL_ARB_TABLE:
+		return vmlx_sma_vlarb(vdev, port_num, smp, req);
+	default:
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+	}
+}
+
+/**
+ * vmlx_process_mad() - the HCA's SMA and PMA (ib_device_ops.process_mad)
+ * @ibdev: the HCA
+ * @mad_flags: IB_MAD_IGNORE_* bits
+ * @port_num: the port the MAD arrived on (or is processed for)
+ * @in_wc: the receive completion, NULL for local processing; unused
+ * @in_grh: the GRH, if any; unused
+ * @in: the MAD
+ * @out: room for the answer
+ * @out_mad_size: size of @out in bytes, set to the answer's
+ * @out_mad_pkey_index: unused: answers go with the request's P_Key
+ *
+ * Answers SubnGet/SubnSet (classes 0x01 and 0x81) and PMA Get/Set (class
+ * 0x04); consumes TrapRepress.  Everything else, SMInfo and responses
+ * included, is declined with IB_MAD_RESULT_SUCCESS and no reply, for the
+ * MAD core to hand to its agents.
+ *
+ * Context: any; does not sleep.
+ * Return: IB_MAD_RESULT_* bits.
+ */
+int vmlx_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		     const struct ib_mad *in, struct ib_mad *out,
+		     size_t *out_mad_size, u16 *out_mad_pkey_index)
+{
+	const struct ib_mad_hdr *hdr = &in->mad_hdr;
+	bool smp_class;
+
+	if (!rdma_is_port_valid(ibdev, port_num) || !out_mad_size ||
+	    *out_mad_size < sizeof(*out))
+		return IB_MAD_RESULT_FAILURE;
+	if (hdr->base_version != IB_MGMT_BASE_VERSION)
+		return IB_MAD_RESULT_SUCCESS;
+
+	smp_class = hdr->mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
+		    hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
+	if (!smp_class && hdr->mgmt_class != IB_MGMT_CLASS_PERF_MGMT)
+		return IB_MAD_RESULT_SUCCESS;
+	if (smp_class && hdr->method == IB_MGMT_METHOD_TRAP_REPRESS)
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	if (hdr->method != IB_MGMT_METHOD_GET &&
+	    hdr->method != IB_MGMT_METHOD_SET)
+		return IB_MAD_RESULT_SUCCESS;
+	/* the SM's business, if there is an SM on this port */
+	if (smp_class && hdr->attr_id == IB_SMP_ATTR_SM_INFO)
+		return IB_MAD_RESULT_SUCCESS;
+
+	if (out != in)
+		memcpy(out, in, sizeof(*out));
+	*out_mad_size = sizeof(*out);
+	if (!smp_class)
+		return vmlx_pma(to_vmlx(ibdev), port_num, in, out);
+	return vmlx_sma(to_vmlx(ibdev), mad_flags, port_num,
+			(const struct ib_smp *)in, (struct ib_smp *)out);
+}
+
+/**
+ * vmlx_modify_port() - change a port's capability bits (modify_port op)
+ * @ibdev: the HCA
+ * @port_num: the port
+ * @mask: IB_PORT_SHUTDOWN disables the port's link;
+ *	IB_PORT_RESET_QKEY_CNTR clears Q_KeyViolations
+ * @props: bits to set and to clear in PortInfo:CapabilityMask
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL for an invalid port or unknown mask bits.
+ */
+int vmlx_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
+		     struct ib_port_modify *props)
+{
+	struct vmlx_port *port;
+	unsigned long flags;
+
+	if (!rdma_is_port_valid(ibdev, port_num) ||
+	    (mask & ~(IB_PORT_SHUTDOWN | IB_PORT_INIT_TYPE |
+		      IB_PORT_RESET_QKEY_CNTR)))
+		return -EINVAL;
+	port = vmlx_port(to_vmlx(ibdev), port_num);
+	spin_lock_irqsave(&port->lock, flags);
+	port->cap_mask = (port->cap_mask | props->set_port_cap_mask) &
+			 ~props->clr_port_cap_mask;
+	if (mask & IB_PORT_RESET_QKEY_CNTR)
+		port->link.qkey_violations = 0;
+	spin_unlock_irqrestore(&port->lock, flags);
+	if (mask & IB_PORT_SHUTDOWN)
+		return vmlx_port_set_link(port, false);
+	return 0;
+}

@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vmlx switch SMA: the subnet management agent of the emulated switch and
+ * its subnet management interface, i.e. what happens to a VL15 packet that
+ * arrives at a switch port.
+ *
+ *   - An SMP whose LRH DLID is the permissive LID is for the switch: the
+ *     switch is the physical link partner of the port that sent it.  So
+ *     is a LID-routed SMP (class 0x01) for one of the switch's LIDs.
+ *   - Other LID-routed SMPs are forwarded by the linear forwarding table,
+ *     like any unicast packet, whatever the port states.
+ *   - A directed-route SMP (class 0x81) follows the rules of IBA 14.2.2
+ *     (vmlx_dr_switch_recv()): on its way out the switch records the
+ *     ingress port in ReturnPath and sends it on by InitialPath; on its
+ *     way back it sends it on by ReturnPath; at the end of its path the
+ *     switch's SMA answers it.  An SMP whose hop pointer, hop count or
+ *     paths do not add up, or that uses a LID-routed part (non-permissive
+ *     DrSLID/DrDLID), is dropped and counted in smp_discards.
+ *
+ * The SMA answers NodeInfo, NodeDescription, SwitchInfo, PortInfo (port 0
+ * and the external ports), P_KeyTable (port 0), LinearForwardingTable and
+ * MulticastForwardingTable; a Set programs the tables the data path
+ * forwards by (vmlx_fabric.c).  External ports have the state machine of
+ * HCA ports: INIT -> ARMED -> ACTIVE by SubnSet, DOWN retrains the link.
+ * Port 0 is a base port 0: always ACTIVE, LinkUp.  When a link goes up or
+ * down the switch sends Trap 128 to the subnet manager, once (it does not
+ * repeat it until a TrapRepress comes; the subnet manager also finds the
+ * PortStateChange bit in its sweeps).
+ *
+ * Everything runs in the context of the packet's sender, under
+ * rcu_read_lock(): the SMA takes only the switch's spinlock and allocates
+ * atomically; link operations go to the fabric's work item.
+ */
+#include <linux/skbuff.h>
+#include <linux/string.h>
+#include <asm/unaligned.h>
+
+#include "vmlx_fabric.h"
+
+#define VMLX_SW_NODE_DESC	"vmlx switch"
+#define VMLX_SW_PORT0_CAP	(IB_PORT_SYS_IMAGE_GUID_SUP | \
+				 IB_PORT_EXTENDED_SPEEDS_SUP)
+#define VMLX_SW_LIFE_TIME	0x12
+
+/* Notice (IBA 14.2.5.1): generic, urgent, from a switch; Trap 128 */
+#define VMLX_NOTICE_GENERIC	0x80
+#define VMLX_NOTICE_URGENT	0x01
+#define VMLX_NOTICE_PROD_SWITCH	2
+#define VMLX_TRAP_LINK_STATE	128
+#define VMLX_NOTICE_OFF_PROD	1
+#define VMLX_NOTICE_OFF_TRAP	4
+#define VMLX_NOTICE_OFF_ISSUER	6
+#define VMLX_NOTICE_OFF_DETAILS	10
+
+/* SwitchInfo byte offsets (IBA 14.2.5.4) */
+#define VMLX_SI_LFT_CAP		0
+#define VMLX_SI_RFT_CAP		2
+#define VMLX_SI_MFT_CAP		4
+#define VMLX_SI_LFT_TOP		6
+#define VMLX_SI_DEF_PORT	8
+#define VMLX_SI_DEF_MC_PRI	9
+#define VMLX_SI_DEF_MC_NOT_PRI	10
+#define VMLX_SI_LIFE_PSC	11
+#define VMLX_SI_LIDS_PER_PORT	12
+#define VMLX_SI_ENF_CAP		14
+#define VMLX_SI_FLAGS		16
+#define VMLX_SI_MFT_TOP		18
+#define VMLX_SI_PSC		BIT(2)
+
+/* An SMP on the wire: LRH, BTH, DETH and the 256-byte MAD. */
+#define VMLX_SMP_PKT_BYTES	(VMLX_LRH_BYTES + VMLX_BTH_BYTES + \
+				 VMLX_DETH_BYTES + sizeof(struct ib_smp))
+
+/**
+ * vmlx_switch_init() - a switch as it comes out of reset
+ * @sw: the switch, zeroed
+ * @num_ports: external ports
+ * @guid: node GUID
+ *
+ * Nothing routed, no LID, port 0 ACTIVE, external ports DOWN until their
+ * links come up.
+ */
+void vmlx_switch_init(struct vmlx_switch *sw, unsigned int num_ports,
+		      u64 guid)
+{
+	unsigned int i;
+
+	spin_lock_init(&sw->lock);
+	sw->guid = guid;
+	sw->num_ports = num_ports;
+	sw->gid_prefix = VMLX_DEFAULT_SUBNET_PREFIX;
+	sw->subnet_timeout = VMLX_PI_SUBNET_TIMEOUT;
+	sw->pkeys[0] = VMLX_DEFAULT_PKEY;
+	sw->life_time = VMLX_SW_LIFE_TIME;
+	sw->default_port = VMLX_LFT_UNROUTED;
+	sw->default_mcast_primary = VMLX_LFT_UNROUTED;
+	sw->default_mcast_not_primary = VMLX_LFT_UNROUTED;
+	memset(sw->lft, VMLX_LFT_UNROUTED, sizeof(sw->lft));
+	for (i = 0; i <= num_ports; i++) {
+		struct vmlx_fport *p = &sw->ports[i];
+
+		p->sw = sw;
+		p->num = i;
+		p->enabled = true;
+		p->state = i ? IB_PORT_DOWN : IB_PORT_ACTIVE;
+		p->phys = i ? IB_PORT_PHYS_STATE_POLLING :
+			      IB_PORT_PHYS_STATE_LINK_UP;
+		vmlx_link_init(&p->link);
+	}
+}
+
+/**
+ * vmlx_switch_own_lid() - whether a DLID is one of the switch's LIDs
+ * @sw: the switch
+ * @dlid: the DLID
+ *
+ * Context: any.
+ * Return: true for LID .. LID + 2^LMC - 1 of port 0, once it has a LID.
+ */
+bool vmlx_switch_own_lid(struct vmlx_switch *sw, u16 dlid)
+{
+	u16 lid = READ_ONCE(sw->lid);
+	u8 lmc = READ_ONCE(sw->lmc) & 7;
+
+	return lid && dlid >= lid && dlid <= VMLX_LID_UCAST_MAX &&
+	       dlid - lid < (1U << lmc);
+}
+
+/* ------------------------------------------------------------------ */
+/* Directed route                                                      */
+/* ------------------------------------------------------------------ */
+
+/**
+ * vmlx_dr_switch_recv() - a directed-route SMP arrives at a switch port
+ * @smp: the SMP; its hop pointer and ReturnPath are updated
+ * @in: the port it came in on, 1..@num_ports
+ * @num_ports: the switch's external ports
+ *
+ * The rules of IBA 14.2.2.2 and 14.2.2.4 (C14-9, C14-13) for a switch in
+ * a purely directed route (DrSLID and DrDLID permissive).  Outgoing
+ * (direction 0), 1 <= hop pointer <= hop count: ReturnPath[hop pointer] =
+ * @in, the hop pointer moves on; past the hop count the switch is the
+ * destination, else the SMP leaves by InitialPath[hop pointer].
+ * Returning (direction 1), 2 <= hop pointer <= hop count, having come in
+ * by InitialPath[hop pointer]: the hop pointer moves back and the SMP
+ * leaves by ReturnPath[hop pointer].
+ *
+ * Return: the egress port (1..@num_ports) to send the SMP on by, 0 if the
+ * switch's SMA is its destination, -EINVAL if it is to be dropped: hop
+ * count 0 or over 63, hop pointer out of place, a LID-routed part, an
+ * egress port the switch does not have.
+ */
+int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in, u8 num_ports)
+{
+	u8 hop_cnt = smp->hop_cnt;
+	u8 hop_ptr = smp->hop_ptr;
+	u8 out;
+
+	if (!hop_cnt || hop_cnt >= IB_SMP_MAX_PATH_HOPS || !in ||
+	    in > num_ports || smp->dr_slid != IB_LID_PERMISSIVE ||
+	    smp->dr_dlid != IB_LID_PERMISSIVE)
+		return -EINVAL;
+
+	if (!ib_get_smp_direction(smp)) {
+		if (!hop_ptr || hop_ptr > hop_cnt)
+			return -EINVAL;
+		smp->return_path[hop_ptr] = in;
+		smp->hop_ptr = ++hop_ptr;
+		if (hop_ptr > hop_cnt)
+			return 0;
+		out = smp->initial_path[hop_ptr];
+	} else {
+		if (hop_ptr < 2 || hop_ptr > hop_cnt ||
+		    smp->initial_path[hop_ptr] != in)
+			return -EINVAL;
+		smp->hop_ptr = --hop_ptr;
+		out = smp->return_path[hop_ptr];
+	}
+	if (!out || out > num_ports)
+		return -EINVAL;
+	return out;
+}
+
+/**
+ * vmlx_dr_switch_reply() - where the switch SMA's response goes
+ * @smp: the response (direction 1, hop pointer = hop count + 1); its hop
+ *	pointer is moved back
+ * @num_ports: the switch's external ports
+ *
+ * C14-13:1: the response leaves by ReturnPath[hop count], the port the
+ * request came in on.
+ *
+ * Return: the egress port, or -EINVAL if the SMP is not such a response.
+ */
+int vmlx_dr_switch_reply(struct ib_smp *smp, u8 num_ports)
+{
+	u8 out;
+
+	if (!ib_get_smp_direction(smp) || !smp->hop_cnt ||
+	    smp->hop_cnt >= IB_SMP_MAX_PATH_HOPS ||
+	    smp->hop_ptr != smp->hop_cnt + 1)
+		return -EINVAL;
+	smp->hop_ptr--;
+	out = smp->return_path[smp->hop_ptr];
+	if (!out || out > num_ports)
+		return -EINVAL;
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* Attributes                                                          */
+/* ------------------------------------------------------------------ */
+
+static int vmlx_sw_node_info(struct vmlx_switch *sw, u8 in,
+			     struct ib_smp *smp)
+{
+	struct ib_node_info *ni = (struct ib_node_info *)smp->data;
+
+	if (smp->method != IB_MGMT_METHOD_GET)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+	if (smp->attr_mod)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	ni->base_version = IB_MGMT_BASE_VERSION;
+	ni->class_version = 1;
+	ni->node_type = RDMA_NODE_IB_SWITCH;
+	ni->num_ports = sw->num_ports;
+	ni->sys_guid = cpu_to_be64(sw->guid);
+	ni->node_guid = cpu_to_be64(sw->guid);
+	ni->port_guid = cpu_to_be64(sw->guid);
+	ni->partition_cap = cpu_to_be16(VMLX_SW_PKEY_TBL_LEN);
+	ni->device_id = cpu_to_be16(VMLX_SW_DEVICE_ID);
+	ni->local_port_num = in;
+	ni->vendor_id[0] = (VMLX_VENDOR_ID >> 16) & 0xff;
+	ni->vendor_id[1] = (VMLX_VENDOR_ID >> 8) & 0xff;
+	ni->vendor_id[2] = VMLX_VENDOR_ID & 0xff;
+	return vmlx_smp_reply(smp, 0);
+}
+
+static int vmlx_sw_node_desc(struct ib_smp *smp)
+{
+	if (smp->method != IB_MGMT_METHOD_GET)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+	if (smp->attr_mod)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	strscpy(smp->data, VMLX_SW_NODE_DESC, IB_SMP_DATA_SIZE);
+	return vmlx_smp_reply(smp, 0);
+}
+
+/* SwitchInfo; under the switch's lock. */
+static void vmlx_sw_info_fill(struct vmlx_switch *sw, u8 *d)
+{
+	put_unaligned_be16(VMLX_SW_LFT_CAP, d + VMLX_SI_LFT_CAP);
+	put_unaligned_be16(0, d + VMLX_SI_RFT_CAP);
+	put_unaligned_be16(VMLX_SW_MFT_CAP, d + VMLX_SI_MFT_CAP);
+	put_unaligned_be16(sw->lft_top, d + VMLX_SI_LFT_TOP);
+	d[VMLX_SI_DEF_PORT] = sw->default_port;
+	d[VMLX_SI_DEF_MC_PRI] = sw->default_mcast_primary;
+	d[VMLX_SI_DEF_MC_NOT_PRI] = sw->default_mcast_not_primary;
+	d[VMLX_SI_LIFE_PSC] = sw->life_time << 3 |
+			      (sw->psc ? VMLX_SI_PSC : 0);
+	put_unaligned_be16(0, d + VMLX_SI_LIDS_PER_PORT);
+	put_unaligned_be16(0, d + VMLX_SI_ENF_CAP);
+	d[VMLX_SI_FLAGS] = 0;
+	put_unaligned_be16(sw->mft_top, d + VMLX_SI_MFT_TOP);
+}
+
+static bool vmlx_sw_port_or_none(struct vmlx_switch *sw, u8 p)
+{
+	return p == VMLX_LFT_UNROUTED || p <= sw->num_ports;
+}
+
+static int vmlx_sw_info(struct vmlx_switch *sw, struct ib_smp *smp,
+			const u8 *req)
+{
+	u16 lft_top = get_unaligned_be16(req + VMLX_SI_LFT_TOP);
+	unsigned long flags;
+	u16 status = 0;
+
+	if (smp->attr_mod)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	spin_lock_irqsave(&sw->lock, flags);
+	if (smp->method == IB_MGMT_METHOD_SET) {
+		if (lft_top >= VMLX_SW_LFT_CAP ||
+		    !vmlx_sw_port_or_none(sw, req[VMLX_SI_DEF_PORT]) ||
+		    !vmlx_sw_port_or_none(sw, req[VMLX_SI_DEF_MC_PRI]) ||
+		    !vmlx_sw_port_or_none(sw, req[VMLX_SI_DEF_MC_NOT_PRI])) {
+			status = IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+		} else {
+			WRITE_ONCE(sw->lft_top, lft_top);
+			sw->mft_top = get_unaligned_be16(req + VMLX_SI_MFT_TOP);
+			sw->default_port = req[VMLX_SI_DEF_PORT];
+			sw->default_mcast_primary = req[VMLX_SI_DEF_MC_PRI];
+			sw->default_mcast_not_primary =
+				req[VMLX_SI_DEF_MC_NOT_PRI];
+			sw->life_time = req[VMLX_SI_LIFE_PSC] >> 3;
+			/* PortStateChange: writing 1 clears it */
+			if (req[VMLX_SI_LIFE_PSC] & VMLX_SI_PSC)
+				sw->psc = false;
+		}
+	}
+	vmlx_sw_info_fill(sw, smp->data);
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return vmlx_smp_reply(smp, status);
+}
+
+/* PortInfo of switch port @p as seen through @in; under the lock. */
+static void vmlx_sw_pi(struct vmlx_switch *sw, u8 p, u8 in,
+		       struct vmlx_pi *pi)
+{
+	struct vmlx_fport *end = &sw->ports[p];
+
+	memset(pi, 0, sizeof(*pi));
+	pi->mkey = sw->mkey;
+	pi->gid_prefix = sw->gid_prefix;
+	pi->lid = sw->lid;
+	pi->sm_lid = sw->sm_lid;
+	pi->cap_mask = p ? 0 : VMLX_SW_PORT0_CAP;
+	pi->mkey_lease = sw->mkey_lease;
+	pi->local_port = in;
+	pi->state = end->state;
+	pi->phys_state = end->phys;
+	pi->mkey_protect = sw->mkey_protect;
+	pi->lmc = sw->lmc;
+	pi->sm_sl = sw->sm_sl;
+	pi->mcast_trap_supp = sw->mcast_trap_supp;
+	pi->subnet_timeout = sw->subnet_timeout;
+	pi->guid_cap = p ? 0 : 1;
+	pi->link = end->link;
+}
+
+/* A Set of port 0: the switch's addresses; under the lock. */
+static u16 vmlx_sw_pi_set0(struct vmlx_switch *sw, const struct vmlx_pi *r)
+{
+	struct vmlx_link link = sw->ports[0].link;
+
+	/* base port 0 is always ACTIVE; a state request changes nothing */
+	if (r->state > IB_PORT_ACTIVE ||
+	    (r->lid != sw->lid &&
+	     (!r->lid || r->lid > VMLX_LID_UCAST_MAX)) ||
+	    (r->sm_lid != sw->sm_lid &&
+	     (!r->sm_lid || r->sm_lid > VMLX_LID_UCAST_MAX)) ||
+	    vmlx_link_set(r, &link))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	sw->mkey = r->mkey;
+	sw->gid_prefix = r->gid_prefix;
+	WRITE_ONCE(sw->lid, r->lid);
+	WRITE_ONCE(sw->lmc, r->lmc);
+	sw->sm_lid = r->sm_lid;
+	sw->sm_sl = r->sm_sl;
+	sw->mkey_lease = r->mkey_lease;
+	sw->mkey_protect = r->mkey_protect;
+	sw->subnet_timeout = r->subnet_timeout;
+	sw->mcast_trap_supp = r->mcast_trap_supp;
+	sw->ports[0].link = link;
+	return 0;
+}
+
+/* A Set of external port @p: its link and state; under the lock. */
+static u16 vmlx_sw_pi_set(struct vmlx_switch *sw, u8 p,
+			  const struct vmlx_pi *r)
+{
+	struct vmlx_fport *end = &sw->ports[p];
+	struct vmlx_link link = end->link;
+	enum ib_port_state next;
+
+	if (vmlx_port_state_next(end->state, r->state, &next) ||
+	    (r->phys_state && r->phys_state != IB_PORT_PHYS_STATE_POLLING &&
+	     r->phys_state != IB_PORT_PHYS_STATE_DISABLED) ||
+	    vmlx_link_set(r, &link))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	end->link = link;
+	if (r->phys_state == IB_PORT_PHYS_STATE_DISABLED) {
+		next = IB_PORT_DOWN;
+		WRITE_ONCE(end->phys, IB_PORT_PHYS_STATE_DISABLED);
+		vmlx_fport_request(end, VMLX_FP_DISABLE);
+	} else if (r->phys_state == IB_PORT_PHYS_STATE_POLLING) {
+		vmlx_fport_request(end, VMLX_FP_ENABLE);
+	}
+	if (r->state == IB_PORT_DOWN) {
+		if (end->phys == IB_PORT_PHYS_STATE_LINK_UP)
+			WRITE_ONCE(end->phys, IB_PORT_PHYS_STATE_POLLING);
+		vmlx_fport_request(end, VMLX_FP_RETRAIN);
+	}
+	if (next != end->state)
+		WRITE_ONCE(end->state, next);
+	return 0;
+}
+
+static int vmlx_sw_port_info(struct vmlx_switch *sw, u8 in,
+			     struct ib_smp *smp, const struct ib_smp *req,
+			     bool hide_mkey)
+{
+	u32 am = be32_to_cpu(smp->attr_mod);
+	u8 p = am & 0xff;
+	unsigned long flags;
+	struct vmlx_pi pi, r;
+	u16 status = 0;
+
+	if ((am & 0x7fffff00) || p > sw->num_ports)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	if (smp->method == IB_MGMT_METHOD_SET)
+		vmlx_pi_decode(req->data, &r);
+	spin_lock_irqsave(&sw->lock, flags);
+	if (smp->method == IB_MGMT_METHOD_SET)
+		status = p ? vmlx_sw_pi_set(sw, p, &r) : vmlx_sw_pi_set0(sw, &r);
+	vmlx_sw_pi(sw, p, in, &pi);
+	spin_unlock_irqrestore(&sw->lock, flags);
+	if (hide_mkey)
+		pi.mkey = 0;
+	vmlx_pi_encode(&pi, smp->data);
+	return vmlx_smp_reply(smp, status);
+}
+
+static int vmlx_sw_pkey_table(struct vmlx_switch *sw, struct ib_smp *smp,
+			      const struct ib_smp *req)
+{
+	const __be16 *in = (const __be16 *)req->data;
+	__be16 *out = (__be16 *)smp->data;
+	unsigned long flags;
+	unsigned int i;
+
+	/* block 0 of port 0: external ports enforce no partitions */
+	if (smp->attr_mod)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	spin_lock_irqsave(&sw->lock, flags);
+	for (i = 0; i < VMLX_SW_PKEY_TBL_LEN; i++) {
+		if (smp->method == IB_MGMT_METHOD_SET)
+			sw->pkeys[i] = be16_to_cpu(in[i]);
+		out[i] = cpu_to_be16(sw->pkeys[i]);
+	}
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return vmlx_smp_reply(smp, 0);
+}
+
+static int vmlx_sw_lft(struct vmlx_switch *sw, struct ib_smp *smp,
+		       const struct ib_smp *req)
+{
+	u32 block = be32_to_cpu(smp->attr_mod);
+	unsigned long flags;
+	unsigned int i, lid;
+
+	if (block >= VMLX_SW_LFT_CAP / VMLX_SW_LFT_BLOCK)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	lid = block * VMLX_SW_LFT_BLOCK;
+	spin_lock_irqsave(&sw->lock, flags);
+	for (i = 0; i < VMLX_SW_LFT_BLOCK; i++) {
+		if (smp->method == IB_MGMT_METHOD_SET)
+			WRITE_ONCE(sw->lft[lid + i], req->data[i]);
+		smp->data[i] = sw->lft[lid + i];
+	}
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return vmlx_smp_reply(smp, 0);
+}
+
+static int vmlx_sw_mft(struct vmlx_switch *sw, struct ib_smp *smp,
+		       const struct ib_smp *req)
+{
+	const __be16 *in = (const __be16 *)req->data;
+	u32 am = be32_to_cpu(smp->attr_mod);
+	__be16 *out = (__be16 *)smp->data;
+	u32 block = am & 0x1ff, pos = am >> 28;
+	u64 ports = GENMASK_ULL(sw->num_ports, 0);
+	unsigned long flags;
+	unsigned int i, shift;
+	u64 mask;
+
+	/* AM: PortMask position in bits 31:28, block in bits 8:0 */
+	if ((am & 0x0ffffe00) || block >= VMLX_SW_MFT_CAP / VMLX_SW_MFT_BLOCK ||
+	    pos * 16 > sw->num_ports)
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	shift = pos * 16;
+	spin_lock_irqsave(&sw->lock, flags);
+	for (i = 0; i < VMLX_SW_MFT_BLOCK; i++) {
+		u64 *entry = &sw->mft[block * VMLX_SW_MFT_BLOCK + i];
+
+		mask = *entry;
+		if (smp->method == IB_MGMT_METHOD_SET) {
+			mask &= ~(0xffffULL << shift);
+			mask |= ((u64)be16_to_cpu(in[i]) << shift) & ports;
+			WRITE_ONCE(*entry, mask);
+		}
+		out[i] = cpu_to_be16((mask >> shift) & 0xffff);
+	}
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return vmlx_smp_reply(smp, 0);
+}
+
+/*
+ * M_Key check of the switch, as for an HCA port: with a mismatch a Get
+ * passes with protection bits 0 or 1 (the M_Key hidden with 1), anything
+ * else is dropped.
+ */
+static bool vmlx_sw_mkey_ok(struct vmlx_switch *sw, const struct ib_smp *smp,
+			    bool *hide)
+{
+	unsigned long flags;
+	bool ok = true;
+
+	*hide = false;
+	spin_lock_irqsave(&sw->lock, flags);
+	if (sw->mkey && be64_to_cpu(smp->mkey) != sw->mkey) {
+		if (smp->method == IB_MGMT_METHOD_GET && sw->mkey_protect <= 1)
+			*hide = sw->mkey_protect == 1;
+		else
+			ok = false;
+	}
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return ok;
+}
+
+/**
+ * vmlx_switch_sma() - the switch's SMA answers an SMP
+ * @sw: the switch
+ * @in: the port the SMP came in on (LocalPortNum)
+ * @smp: the request; turned into the response in place
+ *
+ * Context: any; does not sleep.
+ * Return: IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY if @smp is now a
+ * response to send back, another IB_MAD_RESULT_* value if there is none
+ * (a response, a TrapRepress, an M_Key violation).
+ */
+int vmlx_switch_sma(struct vmlx_switch *sw, u8 in, struct ib_smp *smp)
+{
+	struct ib_smp req;
+	bool hide;
+
+	if (smp->method & IB_MGMT_METHOD_RESP ||
+	    smp->method == IB_MGMT_METHOD_TRAP ||
+	    smp->method == IB_MGMT_METHOD_TRAP_REPRESS)
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	if (smp->method != IB_MGMT_METHOD_GET &&
+	    smp->method != IB_MGMT_METHOD_SET)
+		return vmlx_smp_reply(smp,
+				      IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD);
+	if (smp->class_version != 1)
+		return vmlx_smp_reply(smp, IB_MGMT_MAD_STATUS_BAD_VERSION);
+	if (!vmlx_sw_mkey_ok(sw, smp, &hide))
+		return IB_MAD_RESULT_FAILURE | IB_MAD_RESULT_CONSUMED;
+	req = *smp;
+	memset(smp->data, 0, sizeof(smp->data));
+
+	switch (smp->attr_id) {
+	case IB_SMP_ATTR_NODE_INFO:
+		return vmlx_sw_node_info(sw, in, smp);
+	case IB_SMP_ATTR_NODE_DESC:
+		return vmlx_sw_node_desc(smp);
+	case IB_SMP_ATTR_SWITCH_INFO:
+		return vmlx_sw_info(sw, smp, req.data);
+	case IB_SMP_ATTR_PORT_INFO:
+		return vmlx_sw_port_info(sw, in, smp, &req, hide);
+	case IB_SMP_ATTR_PKEY_TABLE:
+		return vmlx_sw_pkey_table(sw, smp, &req);
+	case IB_SMP_ATTR_LINEAR_FORWARD_TABLE:
+		return vmlx_sw_lft(sw, smp, &req);
+	case IB_SMP_ATTR_MCAST_FORWARD_TABLE:
+		return vmlx_sw_mft(sw, smp, &req);
+	default:
+		return vmlx_smp_reply(smp,
+				IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The switch's subnet management interface                            */
+/* ------------------------------------------------------------------ */
+
+/* Send @smp from the switch out of port @out to @dlid, on VL15 to QP0. */
+static void vmlx_switch_smp_xmit(struct vmlx_switch *sw, u8 out,
+				 const struct ib_smp *smp, u16 dlid)
+{
+	u16 slid = READ_ONCE(sw->lid);
+	struct vmlx_lrh *lrh;
+	struct vmlx_bth *bth;
+	struct vmlx_deth *deth;
+	struct sk_buff *skb;
+	int len;
+
+	skb = alloc_skb(VMLX_SMP_PKT_BYTES + VMLX_CRC_BYTES, GFP_ATOMIC);
+	if (!skb) {
+		atomic64_inc(&sw->ports[out].xmit_discards);
+		return;
+	}
+	memset(skb_put(skb, VMLX_SMP_PKT_BYTES), 0, VMLX_SMP_PKT_BYTES);
+	lrh = (struct vmlx_lrh *)skb->data;
+	vmlx_lrh_set_vl(lrh, VMLX_VL_SMI);
+	vmlx_lrh_set_lnh(lrh, VMLX_LNH_IBA_LOCAL);
+	vmlx_lrh_set_dlid(lrh, dlid);
+	vmlx_lrh_set_slid(lrh, slid ? slid : VMLX_LID_PERMISSIVE);
+	vmlx_lrh_set_pktlen(lrh, (VMLX_SMP_PKT_BYTES + VMLX_ICRC_BYTES) / 4);
+	bth = (struct vmlx_bth *)(skb->data + VMLX_LRH_BYTES);
+	vmlx_bth_set_opcode(bth, VMLX_OPC_UD_SEND_ONLY);
+	vmlx_bth_set_tver(bth, VMLX_BTH_TVER);
+	vmlx_bth_set_pkey(bth, VMLX_DEFAULT_PKEY);
+	vmlx_bth_set_qpn(bth, 0);
+	deth = (struct vmlx_deth *)((u8 *)bth + VMLX_BTH_BYTES);
+	vmlx_deth_set_sqpn(deth, 0);
+	memcpy((u8 *)deth + VMLX_DETH_BYTES, smp, sizeof(*smp));
+
+	len = vmlx_pkt_finalize(skb->data, skb->len);
+	if (WARN_ON_ONCE(len < 0)) {
+		kfree_skb(skb);
+		return;
+	}
+	skb_put(skb, len - skb->len);
+	vmlx_switch_send(&sw->ports[out], skb);
+}
+
+/**
+ * vmlx_switch_trap_link() - Trap 128: a link of the switch went up or down
+ * @sw: the switch
+ *
+ * A LID-routed Trap(Notice) to MasterSMLID, by the LFT, from the switch's
+ * LID; nothing if the switch has no LID or SM LID yet or the SM LID is not
+ * routed.
+ *
+ * Context: any; not under the switch's lock.
+ */
+void vmlx_switch_trap_link(struct vmlx_switch *sw)
+{
+	struct ib_smp smp = {};
+	unsigned long flags;
+	u16 lid, sm_lid;
+	u8 egress;
+	u32 tid;
+
+	spin_lock_irqsave(&sw->lock, flags);
+	lid = sw->lid;
+	sm_lid = sw->sm_lid;
+	tid = ++sw->trap_tid;
+	spin_unlock_irqrestore(&sw->lock, flags);
+	if (!lid || !sm_lid || sm_lid > READ_ONCE(sw->lft_top))
+		return;
+	egress = READ_ONCE(sw->lft[sm_lid]);
+	if (!egress || egress > sw->num_ports)
+		return;
+
+	smp.base_version = IB_MGMT_BASE_VERSION;
+	smp.mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	smp.class_version = 1;
+	smp.method = IB_MGMT_METHOD_TRAP;
+	smp.tid = cpu_to_be64(tid);
+	smp.attr_id = IB_SMP_ATTR_NOTICE;
+	smp.data[0] = VMLX_NOTICE_GENERIC | VMLX_NOTICE_URGENT;
+	smp.data[VMLX_NOTICE_OFF_PROD + 2] = VMLX_NOTICE_PROD_SWITCH;
+	put_unaligned_be16(VMLX_TRAP_LINK_STATE,
+			   smp.data + VMLX_NOTICE_OFF_TRAP);
+	put_unaligned_be16(lid, smp.data + VMLX_NOTICE_OFF_ISSUER);
+	put_unaligned_be16(lid, smp.data + VMLX_NOTICE_OFF_DETAILS);
+	atomic64_inc(&sw->traps);
+	rcu_read_lock();
+	vmlx_switch_smp_xmit(sw, egress, &smp, sm_lid);
+	rcu_read_unlock();
+}
+
+/*
+ * The SMP of a VL15 packet for the switch, copied out; false if the
+ * packet is not a well-formed UD SEND to QP0 carrying a MAD.
+ */
+static bool vmlx_switch_smp_get(struct sk_buff *skb, struct ib_smp *smp)
+{
+	struct vmlx_pkt_layout layout;
+	const struct vmlx_bth *bth;
+
+	if (!vmlx_pkt_check(skb->data, skb->len) ||
+	    vmlx_pkt_parse(skb->data, skb->len, &layout))
+		return false;
+	bth = (const struct vmlx_bth *)(skb->data + layout.bth);
+	if (vmlx_bth_opcode(bth) != VMLX_OPC_UD_SEND_ONLY ||
+	    vmlx_bth_qpn(bth) != 0 || layout.payload_len < sizeof(*smp))
+		return false;
+	memcpy(smp, skb->data + layout.payload, sizeof(*smp));
+	return smp->base_version == IB_MGMT_BASE_VERSION;
+}
+
+/**
+ * vmlx_switch_smi() - a VL15 packet arrives at a switch port
+ * @in: the external switch port
+ * @skb: the packet; consumed
+ *
+ * See the top of this file.
+ *
+ * Context: under rcu_read_lock(), from vmlx_port_xmit(); does not sleep.
+ */
+void vmlx_switch_smi(struct vmlx_fport *in, struct sk_buff *skb)
+{
+	const struct vmlx_lrh *lrh = (const struct vmlx_lrh *)skb->data;
+	u16 dlid = vmlx_lrh_dlid(lrh), slid = vmlx_lrh_slid(lrh);
+	struct vmlx_switch *sw = in->sw;
+	struct ib_smp smp;
+	int egress, ret;
+	bool dr;
+
+	if (dlid != VMLX_LID_PERMISSIVE && !vmlx_switch_own_lid(sw, dlid)) {
+		if (dlid >= VMLX_LID_MCAST_MIN) {
+			atomic64_inc(&in->relay_errors);
+			kfree_skb(skb);
+			return;
+		}
+		vmlx_switch_unicast(in, dlid, skb);
+		return;
+	}
+	if (!vmlx_switch_smp_get(skb, &smp)) {
+		kfree_skb(skb);
+		goto discard;
+	}
+	consume_skb(skb);
+
+	dr = smp.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
+	if (dr) {
+		egress = vmlx_dr_switch_recv(&smp, in->num, sw->num_ports);
+		if (egress < 0)
+			goto discard;
+		if (egress) {
+			vmlx_switch_smp_xmit(sw, egress, &smp,
+					     VMLX_LID_PERMISSIVE);
+			return;
+		}
+	} else if (smp.mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED) {
+		goto discard;
+	}
+
+	ret = vmlx_switch_sma(sw, in->num, &smp);
+	if (!(ret & IB_MAD_RESULT_REPLY)) {
+		if (!(ret & IB_MAD_RESULT_SUCCESS))
+			goto discard;
+		return;
+	}
+	atomic64_inc(&sw->smps);
+	if (dr) {
+		egress = vmlx_dr_switch_reply(&smp, sw->num_ports);
+		if (egress < 0)
+			goto discard;
+		vmlx_switch_smp_xmit(sw, egress, &smp, VMLX_LID_PERMISSIVE);
+		return;
+	}
+	/* LID routed: back to the SLID, by the LFT unless it came direct */
+	if (dlid == VMLX_LID_PERMISSIVE || !slid ||
+	    slid == VMLX_LID_PERMISSIVE) {
+		vmlx_switch_smp_xmit(sw, in->num, &smp,
+				     slid ? slid : VMLX_LID_PERMISSIVE);
+		return;
+	}
+	egress = slid <= VMLX_LID_UCAST_MAX && slid <= READ_ONCE(sw->lft_top) ?
+		 READ_ONCE(sw->lft[slid]) : VMLX_LFT_UNROUTED;
+	if (!egress || egress > sw->num_ports)
+		goto discard;
+	vmlx_switch_smp_xmit(sw, egress, &smp, slid);
+	return;
+
+discard:
+	atomic64_inc(&sw->smp_discards);
+}

@@ -1,0 +1,995 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_verbs_test "mad": the MAD layer of ib_core between vmlx0 and vmlx1.
+ *
+ * Agent A (vmlx0 port 1, QP1) sends requests of the made-up class 0x09 to
+ * agent B (vmlx1 port 1, QP1), which answers Gets with GetResp, except for
+ * attribute 0xDEAD, which it counts and ignores.  Cases (all without
+ * arguments):
+ *   reg         registration rules: conflicts and bad arguments
+ *   getresp     a Get answered by B, matched to A's send by TID, payload
+ *               intact, response seen before the send is reported done
+ *   timeout     an ignored Get: resent with the same TID "retries" times,
+ *               then IB_WC_RESP_TIMEOUT_ERR
+ *   unsupported a Get of a class nobody registered: answered by vmlx1's
+ *               core with status 0x000C
+ *   bogus       responses with unknown TIDs are dropped
+ *   cancel      ib_cancel_mad() of a send waiting for its response
+ *   flush       unregistering A with a send outstanding flushes it
+ *   fuzz        malformed and unclaimed MADs from a UD QP to vmlx0's QP1
+ *   smp         directed-route SubnGet(NodeInfo) with hop count 0 (this
+ *               node's SMA) and 1 (the switch), if vmlx has process_mad
+ */
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
+
+#include "vt.h"
+
+#define VM_CLASS		0x09
+#define VM_CLASS_NOBODY		0x0a
+#define VM_ATTR			0x1234
+#define VM_ATTR_IGNORED		0xdead
+#define VM_MARK			0x5a5a5a5a
+
+/**
+ * struct vm_agent - one agent of the test and what it saw
+ * @agent: the agent
+ * @lock: see below
+ * @wait: woken on every event
+ * @nrecv: MADs received
+ * @nresp: responses received (with a send buffer)
+ * @last: copy of the last MAD received
+ * @last_send: send buffer of the last response
+ * @ignored: requests for VM_ATTR_IGNORED received
+ * @ignored_tid: their TID, if all the same; 0 after a mismatch
+ * @ndone: sends reported done
+ * @done_status: status of the last
+ * @done_buf: buffer of the last
+ * @resp_before_done: the last send's response came before its end
+ * @answered: replies sent by the responder
+ */
+struct vm_agent {
+	struct ib_mad_agent	*agent;
+	/* protects everything below */
+	spinlock_t		lock;
+	wait_queue_head_t	wait;
+	int			nrecv;
+	int			nresp;
+	struct ib_mad		last;
+	struct ib_mad_send_buf	*last_send;
+	int			ignored;
+	__be64			ignored_tid;
+	int			ndone;
+	enum ib_wc_status	done_status;
+	struct ib_mad_send_buf	*done_buf;
+	bool			resp_before_done;
+	int			answered;
+};
+
+static void vm_reset(struct vm_agent *va)
+{
+	spin_lock_irq(&va->lock);
+	va->nrecv = 0;
+	va->nresp = 0;
+	va->last_send = NULL;
+	va->ignored = 0;
+	va->ignored_tid = 0;
+	va->ndone = 0;
+	va->done_buf = NULL;
+	va->resp_before_done = false;
+	va->answered = 0;
+	spin_unlock_irq(&va->lock);
+}
+
+static void vm_send_handler(struct ib_mad_agent *agent,
+			    struct ib_mad_send_wc *wc)
+{
+	struct vm_agent *va = agent->context;
+
+	/* the responder's own replies free themselves */
+	if (wc->send_buf->context[0] == va) {
+		rdma_destroy_ah(wc->send_buf->ah, RDMA_DESTROY_AH_SLEEPABLE);
+		ib_free_send_mad(wc->send_buf);
+		return;
+	}
+	spin_lock_irq(&va->lock);
+	va->ndone++;
+	va->done_status = wc->status;
+	va->done_buf = wc->send_buf;
+	va->resp_before_done = va->last_send == wc->send_buf;
+	spin_unlock_irq(&va->lock);
+	wake_up_all(&va->wait);
+}
+
+/* Send @mad back where @wc came from. */
+static int vm_reply(struct vm_agent *va, const struct ib_wc *wc,
+		    const struct ib_mad *mad)
+{
+	struct ib_mad_agent *agent = va->agent;
+	struct rdma_ah_attr attr = {
+		.type = RDMA_AH_ATTR_TYPE_IB,
+		.port_num = agent->port_num,
+		.dlid = wc->slid,
+		.sl = wc->sl,
+	};
+	struct ib_mad_send_buf *buf;
+	struct ib_ah *ah;
+	int ret;
+
+	ah = rdma_create_ah(agent->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah))
+		return PTR_ERR(ah);
+	buf = ib_create_send_mad(agent, wc->src_qp, wc->pkey_index, 0,
+				 IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA, GFP_KERNEL,
+				 IB_MGMT_BASE_VERSION);
+	if (IS_ERR(buf)) {
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+		return PTR_ERR(buf);
+	}
+	memcpy(buf->mad, mad, sizeof(*mad));
+	buf->ah = ah;
+	buf->context[0] = va;
+	ret = ib_post_send_mad(buf, NULL);
+	if (ret) {
+		ib_free_send_mad(buf);
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	}
+	return ret;
+}
+
+static void vm_recv_handler(struct ib_mad_agent *agent,
+			    struct ib_mad_send_buf *send_buf,
+			    struct ib_mad_recv_wc *rwc)
+{
+	struct vm_agent *va = agent->context;
+	struct ib_mad *mad = rwc->recv_buf.mad;
+	struct ib_mad reply;
+	bool answer = false;
+
+	spin_lock_irq(&va->lock);
+	va->nrecv++;
+	va->last = *mad;
+	if (send_buf) {
+		va->nresp++;
+		va->last_send = send_buf;
+	} else if (mad->mad_hdr.method == IB_MGMT_METHOD_GET) {
+		if (mad->mad_hdr.attr_id == cpu_to_be16(VM_ATTR_IGNORED)) {
+			if (!va->ignored)
+				va->ignored_tid = mad->mad_hdr.tid;
+			else if (va->ignored_tid != mad->mad_hdr.tid)
+				va->ignored_tid = 0;
+			va->ignored++;
+		} else {
+			answer = true;
+		}
+	}
+	spin_unlock_irq(&va->lock);
+
+	if (answer) {
+		reply = *mad;
+		reply.mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+		reply.mad_hdr.attr_mod = cpu_to_be32(VM_MARK);
+		if (!vm_reply(va, rwc->wc, &reply)) {
+			spin_lock_irq(&va->lock);
+			va->answered++;
+			spin_unlock_irq(&va->lock);
+		}
+	}
+	ib_free_recv_mad(rwc);
+	wake_up_all(&va->wait);
+}
+
+static int vm_register(struct vt_run *run, struct vm_agent *va,
+		       struct ib_device *dev, enum ib_qp_type type,
+		       struct ib_mad_reg_req *req)
+{
+	spin_lock_init(&va->lock);
+	init_waitqueue_head(&va->wait);
+	va->agent = ib_register_mad_agent(dev, 1, type, req, 0,
+					  vm_send_handler, vm_recv_handler,
+					  va, 0);
+	if (IS_ERR(va->agent)) {
+		vt_why(run, "ib_register_mad_agent(%s): %ld",
+		       ib_device_name(dev), PTR_ERR(va->agent));
+		va->agent = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+static void vm_unregister(struct vm_agent *va)
+{
+	if (va->agent)
+		ib_unregister_mad_agent(va->agent);
+	va->agent = NULL;
+}
+
+static void vm_reg_req(struct ib_mad_reg_req *req, u8 mgmt_class,
+		       const u8 *methods, int n)
+{
+	int i;
+
+	memset(req, 0, sizeof(*req));
+	req->mgmt_class = mgmt_class;
+	req->mgmt_class_version = 1;
+	for (i = 0; i < n; i++)
+		set_bit(methods[i], req->method_mask);
+}
+
+static u16 vm_lid(struct ib_device *dev)
+{
+	struct ib_port_attr attr;
+
+	if (ib_query_port(dev, 1, &attr))
+		return 0;
+	return attr.lid;
+}
+
+/* A Get from @from to @dlid; NULL (with vt_why()) on error. */
+static struct ib_mad_send_buf *vm_get(struct vt_run *run,
+				      struct vm_agent *from, u16 dlid,
+				      u32 remote_qpn, u8 mgmt_class,
+				      u16 attr_id, u32 tid_lo, int timeout_ms,
+				      int retries)
+{
+	struct ib_mad_agent *agent = from->agent;
+	struct rdma_ah_attr attr = {
+		.type = RDMA_AH_ATTR_TYPE_IB,
+		.port_num = agent->port_num,
+		.dlid = dlid,
+	};
+	struct ib_mad_send_buf *buf;
+	struct ib_mad *mad;
+	struct ib_ah *ah;
+	int i, ret;
+
+	ah = rdma_create_ah(agent->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		vt_why(run, "rdma_create_ah: %ld", PTR_ERR(ah));
+		return NULL;
+	}
+	buf = ib_create_send_mad(agent, remote_qpn, 0, 0, IB_MGMT_MAD_HDR,
+				 IB_MGMT_MAD_DATA, GFP_KERNEL,
+				 IB_MGMT_BASE_VERSION);
+	if (IS_ERR(buf)) {
+		vt_why(run, "ib_create_send_mad: %ld", PTR_ERR(buf));
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+		return NULL;
+	}
+	mad = buf->mad;
+	mad->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+	mad->mad_hdr.mgmt_class = mgmt_class;
+	mad->mad_hdr.class_version = 1;
+	mad->mad_hdr.method = IB_MGMT_METHOD_GET;
+	mad->mad_hdr.tid = cpu_to_be64((u64)agent->hi_tid << 32 | tid_lo);
+	mad->mad_hdr.attr_id = cpu_to_be16(attr_id);
+	for (i = 0; i < IB_MGMT_MAD_DATA; i++)
+		mad->data[i] = (u8)(i * 7 + tid_lo);
+	buf->ah = ah;
+	buf->timeout_ms = timeout_ms;
+	buf->retries = retries;
+	ret = ib_post_send_mad(buf, NULL);
+	if (ret) {
+		vt_why(run, "ib_post_send_mad: %d", ret);
+		ib_free_send_mad(buf);
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+		return NULL;
+	}
+	return buf;
+}
+
+static void vm_free(struct ib_mad_send_buf *buf)
+{
+	struct ib_ah *ah = buf->ah;
+
+	ib_free_send_mad(buf);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+/* Wait until @buf was reported done; false after @ms. */
+static bool vm_wait_done(struct vm_agent *va, struct ib_mad_send_buf *buf,
+			 unsigned int ms)
+{
+	return wait_event_timeout(va->wait,
+				  ({ bool d;
+				     spin_lock_irq(&va->lock);
+				     d = va->done_buf == buf;
+				     spin_unlock_irq(&va->lock);
+				     d; }),
+				  msecs_to_jiffies(ms)) > 0;
+}
+
+/* Wait until @va received @n ignored requests; false after @ms. */
+static bool vm_wait_ignored(struct vm_agent *va, int n, unsigned int ms)
+{
+	return wait_event_timeout(va->wait,
+				  ({ bool d;
+				     spin_lock_irq(&va->lock);
+				     d = va->ignored >= n;
+				     spin_unlock_irq(&va->lock);
+				     d; }),
+				  msecs_to_jiffies(ms)) > 0;
+}
+
+/* --------------------------------------------------------------------- */
+
+static void vm_case_reg(struct vt_run *run)
+{
+	struct ib_device *da = run->va->ibdev;
+	struct ib_mad_reg_req req;
+	struct ib_mad_agent *a, *b, *c;
+	static const u8 get[] = { IB_MGMT_METHOD_GET };
+	static const u8 set[] = { IB_MGMT_METHOD_SET };
+	static const u8 getset[] = { IB_MGMT_METHOD_GET, IB_MGMT_METHOD_SET };
+
+	vm_reg_req(&req, VM_CLASS, get, 1);
+	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
+				  vm_recv_handler, NULL, 0);
+	vt_check(run, !IS_ERR(a), "mad reg: class 0x09 Get on vmlx0 (%ld)",
+		 IS_ERR(a) ? PTR_ERR(a) : 0);
+	if (IS_ERR(a))
+		return;
+	vm_reg_req(&req, VM_CLASS, getset, 2);
+	b = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
+				  vm_recv_handler, NULL, 0);
+	vt_check(run, PTR_ERR(b) == -EINVAL,
+		 "mad reg: a second agent for Get of the same class/version is refused (-EINVAL, got %ld)",
+		 IS_ERR(b) ? PTR_ERR(b) : 0);
+	if (!IS_ERR(b))
+		ib_unregister_mad_agent(b);
+	vm_reg_req(&req, VM_CLASS, set, 1);
+	b = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
+				  vm_recv_handler, NULL, 0);
+	vt_check(run, !IS_ERR(b), "mad reg: Set of the same class by another agent is fine (%ld)",
+		 IS_ERR(b) ? PTR_ERR(b) : 0);
+	vm_reg_req(&req, VM_CLASS, get, 1);
+	req.mgmt_class_version = 2;
+	c = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
+				  vm_recv_handler, NULL, 0);
+	vt_check(run, !IS_ERR(c), "mad reg: Get of class version 2 is another table (%ld)",
+		 IS_ERR(c) ? PTR_ERR(c) : 0);
+	if (!IS_ERR(c))
+		ib_unregister_mad_agent(c);
+	if (!IS_ERR(b))
+		ib_unregister_mad_agent(b);
+	ib_unregister_mad_agent(a);
+	vm_reg_req(&req, VM_CLASS, getset, 2);
+	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
+				  vm_recv_handler, NULL, 0);
+	vt_check(run, !IS_ERR(a), "mad reg: methods are free again after unregistration (%ld)",
+		 IS_ERR(a) ? PTR_ERR(a) : 0);
+	if (!IS_ERR(a))
+		ib_unregister_mad_agent(a);
+
+	vm_reg_req(&req, IB_MGMT_CLASS_SUBN_LID_ROUTED, get, 1);
+	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
+				  vm_recv_handler, NULL, 0);
+	vt_check(run, PTR_ERR(a) == -EINVAL, "mad reg: SMP class on QP1 refused (%ld)",
+		 IS_ERR(a) ? PTR_ERR(a) : 0);
+	if (!IS_ERR(a))
+		ib_unregister_mad_agent(a);
+	vm_reg_req(&req, 0x31, get, 1);
+	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
+				  vm_recv_handler, NULL, 0);
+	vt_check(run, PTR_ERR(a) == -EINVAL, "mad reg: vendor class without OUI refused (%ld)",
+		 IS_ERR(a) ? PTR_ERR(a) : 0);
+	if (!IS_ERR(a))
+		ib_unregister_mad_agent(a);
+	a = ib_register_mad_agent(da, 9, IB_QPT_GSI, NULL, 0, vm_send_handler,
+				  vm_recv_handler, NULL, 0);
+	vt_check(run, PTR_ERR(a) == -ENODEV, "mad reg: no such port: -ENODEV (%ld)",
+		 IS_ERR(a) ? PTR_ERR(a) : 0);
+	if (!IS_ERR(a))
+		ib_unregister_mad_agent(a);
+}
+
+static void vm_case_getresp(struct vt_run *run, struct vm_agent *a,
+			    struct vm_agent *b, u16 lid_b)
+{
+	struct ib_mad_send_buf *buf;
+	struct ib_mad sent;
+	bool ok;
+
+	vm_reset(a);
+	vm_reset(b);
+	buf = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR, 1, 2000, 0);
+	if (!buf) {
+		vt_result(run, "mad getresp: Get sent");
+		return;
+	}
+	memcpy(&sent, buf->mad, sizeof(sent));
+	ok = vm_wait_done(a, buf, 5000);
+	vt_check(run, ok, "mad getresp: send reported done");
+	if (!ok) {
+		ib_cancel_mad(buf);
+		vm_wait_done(a, buf, 5000);
+	}
+	spin_lock_irq(&a->lock);
+	vt_check(run, a->done_status == IB_WC_SUCCESS,
+		 "mad getresp: status success (%d)", a->done_status);
+	vt_check(run, a->nresp == 1 && a->last_send == buf,
+		 "mad getresp: one response, matched to the send (%d)",
+		 a->nresp);
+	vt_check(run, a->resp_before_done,
+		 "mad getresp: response delivered before the send's end");
+	vt_check(run, a->last.mad_hdr.tid == sent.mad_hdr.tid &&
+		 a->last.mad_hdr.method == IB_MGMT_METHOD_GET_RESP &&
+		 a->last.mad_hdr.attr_mod == cpu_to_be32(VM_MARK),
+		 "mad getresp: GetResp with the TID, answered by B's agent");
+	vt_check(run, !memcmp(a->last.data, sent.data, sizeof(sent.data)),
+		 "mad getresp: payload intact");
+	spin_unlock_irq(&a->lock);
+	vm_free(buf);
+}
+
+static void vm_case_timeout(struct vt_run *run, struct vm_agent *a,
+			    struct vm_agent *b, u16 lid_b)
+{
+	struct ib_mad_send_buf *buf;
+	unsigned long t0 = jiffies;
+	unsigned int ms;
+	bool ok;
+
+	vm_reset(a);
+	vm_reset(b);
+	buf = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR_IGNORED, 2, 200, 2);
+	if (!buf) {
+		vt_result(run, "mad timeout: Get sent");
+		return;
+	}
+	ok = vm_wait_done(a, buf, 10000);
+	ms = jiffies_to_msecs(jiffies - t0);
+	vt_check(run, ok, "mad timeout: send reported done");
+	if (!ok) {
+		ib_cancel_mad(buf);
+		vm_wait_done(a, buf, 5000);
+	}
+	spin_lock_irq(&a->lock);
+	vt_check(run, a->done_status == IB_WC_RESP_TIMEOUT_ERR,
+		 "mad timeout: IB_WC_RESP_TIMEOUT_ERR (%d)", a->done_status);
+	vt_check(run, a->nrecv == 0, "mad timeout: no response delivered");
+	spin_unlock_irq(&a->lock);
+	vt_check(run, ms >= 3 * 200, "mad timeout: after 3 x 200 ms (%u ms)",
+		 ms);
+	spin_lock_irq(&b->lock);
+	vt_check(run, b->ignored == 3 && b->ignored_tid,
+		 "mad timeout: B received the request 3 times (1 + 2 retries) with one TID (%d)",
+		 b->ignored);
+	spin_unlock_irq(&b->lock);
+	vt_out(run, "# mad timeout: %u ms", ms);
+	vm_free(buf);
+}
+
+static void vm_case_unsupported(struct vt_run *run, struct vm_agent *a,
+				u16 lid_b)
+{
+	struct ib_mad_send_buf *buf;
+	bool ok;
+
+	vm_reset(a);
+	buf = vm_get(run, a, lid_b, 1, VM_CLASS_NOBODY, VM_ATTR, 3, 2000, 0);
+	if (!buf) {
+		vt_result(run, "mad unsupported: Get sent");
+		return;
+	}
+	ok = vm_wait_done(a, buf, 5000);
+	vt_check(run, ok, "mad unsupported: send reported done");
+	if (!ok) {
+		ib_cancel_mad(buf);
+		vm_wait_done(a, buf, 5000);
+	}
+	spin_lock_irq(&a->lock);
+	vt_check(run, a->done_status == IB_WC_SUCCESS && a->nresp == 1,
+		 "mad unsupported: answered (status %d, %d responses)",
+		 a->done_status, a->nresp);
+	vt_check(run, a->last.mad_hdr.method == IB_MGMT_METHOD_GET_RESP &&
+		 be16_to_cpu(a->last.mad_hdr.status) ==
+		 IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB &&
+		 a->last.mad_hdr.mgmt_class == VM_CLASS_NOBODY,
+		 "mad unsupported: GetResp status 0x000c by vmlx1's core (method %#x status %#x)",
+		 a->last.mad_hdr.method, be16_to_cpu(a->last.mad_hdr.status));
+	spin_unlock_irq(&a->lock);
+	vm_free(buf);
+}
+
+static void vm_case_bogus(struct vt_run *run, struct vm_agent *a,
+			  struct vm_agent *b, u16 lid_a, u16 lid_b)
+{
+	struct ib_mad_send_buf *buf;
+	struct ib_wc wc = { .slid = lid_a, .src_qp = 1 };
+	struct ib_mad resp = {};
+	int ret, i;
+
+	vm_reset(a);
+	vm_reset(b);
+	resp.mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+	resp.mad_hdr.mgmt_class = VM_CLASS;
+	resp.mad_hdr.class_version = 1;
+	resp.mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+	for (i = 0; i < 3; i++) {
+		/* A's hi_tid with an unknown low part; an unknown hi_tid;
+		 * a Set response to A that never asked
+		 */
+		u64 tid = i == 1 ? 0xfffffe0000000001ULL :
+			  (u64)a->agent->hi_tid << 32 | (0x7000 + i);
+
+		resp.mad_hdr.tid = cpu_to_be64(tid);
+		ret = vm_reply(b, &wc, &resp);
+		if (ret) {
+			vt_why(run, "sending a bogus response: %d", ret);
+			break;
+		}
+	}
+	vt_result(run, "mad bogus: three responses with unknown TIDs sent");
+	/* a real exchange after them: they were processed before it ends */
+	buf = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR, 4, 2000, 0);
+	if (!buf) {
+		vt_result(run, "mad bogus: Get sent");
+		return;
+	}
+	if (!vm_wait_done(a, buf, 5000)) {
+		ib_cancel_mad(buf);
+		vm_wait_done(a, buf, 5000);
+	}
+	spin_lock_irq(&a->lock);
+	vt_check(run, a->nrecv == 1 && a->nresp == 1 &&
+		 a->done_status == IB_WC_SUCCESS,
+		 "mad bogus: dropped; only the real response reached A (%d received)",
+		 a->nrecv);
+	spin_unlock_irq(&a->lock);
+	vm_free(buf);
+}
+
+static void vm_case_cancel(struct vt_run *run, struct vm_agent *a,
+			   struct vm_agent *b, u16 lid_b)
+{
+	struct ib_mad_send_buf *buf;
+	bool ok;
+
+	vm_reset(a);
+	vm_reset(b);
+	buf = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR_IGNORED, 5, 10000, 3);
+	if (!buf) {
+		vt_result(run, "mad cancel: Get sent");
+		return;
+	}
+	vt_check(run, vm_wait_ignored(b, 1, 5000),
+		 "mad cancel: B got the request");
+	vt_check(run, ib_modify_mad(buf, 20000) == 0,
+		 "mad cancel: ib_modify_mad() of a waiting send works");
+	ib_cancel_mad(buf);
+	ok = vm_wait_done(a, buf, 2000);
+	spin_lock_irq(&a->lock);
+	vt_check(run, ok && a->done_status == IB_WC_WR_FLUSH_ERR,
+		 "mad cancel: ended at once with IB_WC_WR_FLUSH_ERR (%d)",
+		 a->done_status);
+	spin_unlock_irq(&a->lock);
+	vt_check(run, ib_modify_mad(buf, 0) == -EINVAL,
+		 "mad cancel: a finished send cannot be cancelled again");
+	vm_free(buf);
+}
+
+static void vm_case_flush(struct vt_run *run, struct vm_agent *a,
+			  struct vm_agent *b, u16 lid_b)
+{
+	struct ib_mad_send_buf *buf;
+	struct ib_mad_send_buf *buf2;
+	int ndone, st;
+
+	vm_reset(a);
+	vm_reset(b);
+	buf = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR_IGNORED, 6, 30000, 0);
+	if (!buf) {
+		vt_result(run, "mad flush: Get sent");
+		return;
+	}
+	buf2 = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR_IGNORED, 7, 30000, 0);
+	vt_check(run, vm_wait_ignored(b, buf2 ? 2 : 1, 5000),
+		 "mad flush: B got the requests");
+	vm_unregister(a);
+	spin_lock_irq(&a->lock);
+	ndone = a->ndone;
+	st = a->done_status;
+	spin_unlock_irq(&a->lock);
+	vt_check(run, ndone == (buf2 ? 2 : 1) && st == IB_WC_WR_FLUSH_ERR,
+		 "mad flush: unregistration ended the outstanding sends with IB_WC_WR_FLUSH_ERR (%d done, status %d)",
+		 ndone, st);
+	vm_free(buf);
+	if (buf2)
+		vm_free(buf2);
+}
+
+#define VM_FUZZ_SLOTS	64
+#define VM_FUZZ_SLOT	512
+#define VM_FUZZ_RANDOM	200
+
+/* Send @len bytes of slot @i from the UD QP to QP1 at @ah. */
+static int vm_fuzz_send(struct vt_qp *q, struct vt_buf *b, int i, u32 len,
+			struct ib_ah *ah)
+{
+	struct ib_sge sge = {
+		.addr = b->dma + i * VM_FUZZ_SLOT,
+		.length = len,
+		.lkey = q->side->pd->local_dma_lkey,
+	};
+	struct ib_ud_wr wr = {
+		.wr = {
+			.wr_id = i,
+			.sg_list = &sge,
+			.num_sge = len ? 1 : 0,
+			.opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.ah = ah,
+		.remote_qpn = 1,
+		.remote_qkey = IB_QP1_QKEY,
+	};
+
+	return ib_post_send(q->qp, &wr.wr, NULL);
+}
+
+static struct ib_mad *vm_fuzz_mad(struct vt_buf *b, int i, u8 mgmt_class,
+				  u8 method, u64 tid)
+{
+	struct ib_mad *mad = (struct ib_mad *)(b->va + i * VM_FUZZ_SLOT);
+
+	memset(mad, 0, sizeof(*mad));
+	mad->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+	mad->mad_hdr.mgmt_class = mgmt_class;
+	mad->mad_hdr.class_version = 1;
+	mad->mad_hdr.method = method;
+	mad->mad_hdr.tid = cpu_to_be64(tid);
+	mad->mad_hdr.attr_id = cpu_to_be16(VM_ATTR);
+	return mad;
+}
+
+/*
+ * Malformed and unclaimed MADs from a UD QP of vmlx1 to QP1 of vmlx0 (the
+ * Q_Key of QP1 lets a UD QP do that): wrong sizes, base and class
+ * versions, SMP classes on QP1, unknown classes and methods, responses
+ * with unknown TIDs, random bytes.  Nothing may reach A; only the Gets of
+ * unclaimed classes are answered (to the UD QP, status 0x000C); vmlx0's
+ * MAD layer keeps working.
+ */
+static void vm_case_fuzz(struct vt_run *run, struct vm_agent *a,
+			 struct vm_agent *b, u16 lid_a, u16 lid_b)
+{
+	struct vt_side s = {};
+	struct vt_qp q = {};
+	struct vt_buf buf = {};
+	struct vt_conn c;
+	struct ib_ah *ah = NULL;
+	struct ib_mad *mad;
+	struct ib_smp *smp;
+	struct ib_wc wc;
+	u64 hi = (u64)a->agent->hi_tid << 32;
+	u64 want_tid = 0x00c0ffee00000001ULL;
+	int i, n = 0, sent = 0, replies = 0, good = 0, ret;
+	u32 seed = 12345;
+
+	vm_reset(a);
+	if (vt_side_init(run, &s, run->vb, true) ||
+	    vt_qp_create(run, &q, &s, IB_QPT_UD, NULL, VM_FUZZ_SLOTS,
+			 VM_FUZZ_SLOTS) ||
+	    vt_buf_alloc(run, &buf, s.dev, VM_FUZZ_SLOTS * VM_FUZZ_SLOT * 2)) {
+		vt_result(run, "mad fuzz: a UD QP on vmlx1");
+		goto out;
+	}
+	vt_conn_default(run, &c);
+	c.qkey = IB_QP1_QKEY;
+	if (vt_qp_connect(run, &q, 0, 0, &c)) {
+		vt_result(run, "mad fuzz: UD QP ready");
+		goto out;
+	}
+	ah = vt_create_ah(run, &s, lid_a, NULL);
+	if (!ah) {
+		vt_result(run, "mad fuzz: AH to vmlx0");
+		goto out;
+	}
+	/* receive slots in the second half of the buffer */
+	for (i = 0; i < VM_FUZZ_SLOTS; i++) {
+		ret = vt_post_recv(&q, 1000 + i, buf.dma +
+				   (VM_FUZZ_SLOTS + i) * VM_FUZZ_SLOT,
+				   VM_FUZZ_SLOT, s.pd->local_dma_lkey);
+		if (ret) {
+			vt_why(run, "ib_post_recv: %d", ret);
+			vt_result(run, "mad fuzz: receive buffers");
+			goto out;
+		}
+	}
+
+	for (i = 0; i < 16 + VM_FUZZ_RANDOM && !vt_aborted(run); i++) {
+		int slot = i % VM_FUZZ_SLOTS;
+		u32 len = IB_MGMT_MAD_SIZE;
+
+		mad = vm_fuzz_mad(&buf, slot, VM_CLASS, IB_MGMT_METHOD_GET,
+				  hi | 0x100 | i);
+		smp = (struct ib_smp *)mad;
+		switch (i) {
+		case 0:
+			len = 0;
+			break;
+		case 1:
+			len = IB_MGMT_MAD_HDR;
+			break;
+		case 2:
+			len = IB_MGMT_MAD_SIZE - 1;
+			break;
+		case 3:
+			mad->mad_hdr.base_version = 2;
+			break;
+		case 4:
+			mad->mad_hdr.mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+			break;
+		case 5:
+			smp->mgmt_class = IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
+			smp->hop_cnt = 200;
+			smp->hop_ptr = 99;
+			break;
+		case 6:
+			mad->mad_hdr.mgmt_class = 0x4f;
+			mad->mad_hdr.method = 0x7f;
+			break;
+		case 7:
+			mad->mad_hdr.method = 0;
+			break;
+		case 8:
+			mad->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+			break;
+		case 9:
+			mad->mad_hdr.method = IB_MGMT_METHOD_TRAP_REPRESS;
+			break;
+		case 10:
+			mad->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+			mad->mad_hdr.tid = cpu_to_be64(0xffffff0000000000ULL);
+			break;
+		case 11:
+			mad->mad_hdr.mgmt_class = IB_MGMT_CLASS_CM;
+			break;
+		case 12:
+			mad->mad_hdr.method = IB_MGMT_METHOD_SET;
+			mad->mad_hdr.class_version = 200;
+			mad->mad_hdr.tid = cpu_to_be64(want_tid + 1);
+			break;
+		case 13:
+			mad->mad_hdr.method = IB_MGMT_METHOD_REPORT_RESP;
+			break;
+		case 14:
+			mad->mad_hdr.method = IB_MGMT_METHOD_TRAP;
+			break;
+		case 15:
+			/* last: an unclaimed Get that must be answered */
+			mad->mad_hdr.mgmt_class = VM_CLASS_NOBODY;
+			mad->mad_hdr.tid = cpu_to_be64(want_tid);
+			break;
+		default:
+			/* random bytes, but never a Get/Set (no answer) */
+			vt_fill((u8 *)mad, IB_MGMT_MAD_SIZE, seed + i);
+			if (!(mad->mad_hdr.method & 0x80))
+				mad->mad_hdr.method |= 0x40;
+			len = (i & 3) ? IB_MGMT_MAD_SIZE :
+			      (seed * (i + 1)) % IB_MGMT_MAD_SIZE;
+			break;
+		}
+		if (i == 15)
+			continue;	/* sent after the random ones */
+		ret = vm_fuzz_send(&q, &buf, slot, len, ah);
+		if (ret) {
+			vt_why(run, "fuzz send %d: %d", i, ret);
+			break;
+		}
+		sent++;
+		/* reap send completions as we go */
+		while (n < sent) {
+			ret = vt_poll(run, &q.scq, &wc, 5000);
+			if (ret != 1)
+				break;
+			n++;
+		}
+	}
+	/* the unclaimed Get, after everything else */
+	mad = vm_fuzz_mad(&buf, 15, VM_CLASS_NOBODY, IB_MGMT_METHOD_GET,
+			  want_tid);
+	if (!run->why[0]) {
+		ret = vm_fuzz_send(&q, &buf, 15, IB_MGMT_MAD_SIZE, ah);
+		if (ret)
+			vt_why(run, "fuzz send: %d", ret);
+		else
+			sent++;
+	}
+	while (n < sent && vt_poll(run, &q.scq, &wc, 5000) == 1)
+		n++;
+	vt_result(run, "mad fuzz: %d malformed or unclaimed MADs sent to vmlx0 QP1",
+		  sent);
+
+	/* replies: the class-version-200 Set and the unclaimed Get */
+	while (vt_poll(run, &q.rcq, &wc, 1000) == 1) {
+		int r = wc.wr_id - 1000;
+
+		replies++;
+		if (wc.status != IB_WC_SUCCESS || r < 0 || r >= VM_FUZZ_SLOTS)
+			continue;
+		mad = (struct ib_mad *)(buf.va + (VM_FUZZ_SLOTS + r) *
+					VM_FUZZ_SLOT + VT_GRH_BYTES);
+		if (mad->mad_hdr.tid == cpu_to_be64(want_tid) &&
+		    mad->mad_hdr.method == IB_MGMT_METHOD_GET_RESP &&
+		    be16_to_cpu(mad->mad_hdr.status) ==
+		    IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB &&
+		    wc.src_qp == 1)
+			good++;
+		if (replies == 2)
+			break;
+	}
+	vt_check(run, good == 1 && replies == 2,
+		 "mad fuzz: only the two unclaimed Get/Set answered, from QP1 to the UD QP, status 0x000c (%d replies, %d right)",
+		 replies, good);
+	spin_lock_irq(&a->lock);
+	vt_check(run, a->nrecv == 0, "mad fuzz: nothing reached A (%d)",
+		 a->nrecv);
+	spin_unlock_irq(&a->lock);
+	/* vmlx0's MAD layer still works */
+	vm_case_getresp(run, a, b, lid_b);
+out:
+	if (ah)
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	vt_buf_free(&buf);
+	vt_qp_destroy(&q);
+	vt_side_fini(&s);
+}
+
+static void vm_smp_get(struct vt_run *run, struct vm_agent *s, int hops)
+{
+	struct ib_mad_agent *agent = s->agent;
+	struct rdma_ah_attr attr = {
+		.type = RDMA_AH_ATTR_TYPE_IB,
+		.port_num = 1,
+		.dlid = 0xffff,
+	};
+	struct ib_mad_send_buf *buf;
+	struct ib_node_info *ni;
+	struct ib_smp *smp;
+	struct ib_ah *ah;
+	int ret;
+
+	vm_reset(s);
+	ah = rdma_create_ah(agent->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		vt_why(run, "rdma_create_ah: %ld", PTR_ERR(ah));
+		vt_result(run, "mad smp hop %d: SubnGet sent", hops);
+		return;
+	}
+	buf = ib_create_send_mad(agent, 0, 0, 0, IB_MGMT_MAD_HDR,
+				 IB_MGMT_MAD_DATA, GFP_KERNEL,
+				 IB_MGMT_BASE_VERSION);
+	if (IS_ERR(buf)) {
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+		vt_why(run, "ib_create_send_mad: %ld", PTR_ERR(buf));
+		vt_result(run, "mad smp hop %d: SubnGet sent", hops);
+		return;
+	}
+	smp = buf->mad;
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
+	smp->class_version = 1;
+	smp->method = IB_MGMT_METHOD_GET;
+	smp->tid = cpu_to_be64((u64)agent->hi_tid << 32 | (0x100 + hops));
+	smp->attr_id = IB_SMP_ATTR_NODE_INFO;
+	smp->dr_slid = IB_LID_PERMISSIVE;
+	smp->dr_dlid = IB_LID_PERMISSIVE;
+	smp->hop_cnt = hops;
+	if (hops)
+		smp->initial_path[1] = 1;
+	buf->ah = ah;
+	buf->timeout_ms = 1000;
+	buf->retries = 1;
+	ret = ib_post_send_mad(buf, NULL);
+	if (ret) {
+		vt_why(run, "ib_post_send_mad: %d", ret);
+		vt_result(run, "mad smp hop %d: SubnGet sent", hops);
+		vm_free(buf);
+		return;
+	}
+	if (!vm_wait_done(s, buf, 5000)) {
+		ib_cancel_mad(buf);
+		vm_wait_done(s, buf, 5000);
+	}
+	spin_lock_irq(&s->lock);
+	smp = (struct ib_smp *)&s->last;
+	ni = (struct ib_node_info *)smp->data;
+	vt_check(run, s->done_status == IB_WC_SUCCESS && s->nresp == 1,
+		 "mad smp hop %d: answered (status %d, %d responses)", hops,
+		 s->done_status, s->nresp);
+	vt_check(run, smp->method == IB_MGMT_METHOD_GET_RESP &&
+		 ib_get_smp_direction(smp) && smp->hop_ptr == 0 &&
+		 smp->hop_cnt == hops &&
+		 !(be16_to_cpu(smp->status) & 0x7fff),
+		 "mad smp hop %d: GetResp, D set, hop_ptr back at 0, status 0 (hop_ptr %u status %#x)",
+		 hops, smp->hop_ptr, be16_to_cpu(smp->status));
+	if (hops == 0)
+		vt_check(run, ni->node_type == RDMA_NODE_IB_CA &&
+			 ni->node_guid == agent->device->node_guid,
+			 "mad smp hop 0: NodeInfo of this CA (type %u)",
+			 ni->node_type);
+	else
+		vt_check(run, ni->node_type == 2 && smp->return_path[1] == 1,
+			 "mad smp hop 1: NodeInfo of the switch (type %u), return path recorded",
+			 ni->node_type);
+	spin_unlock_irq(&s->lock);
+	vm_free(buf);
+}
+
+static void vm_case_smp(struct vt_run *run)
+{
+	struct ib_device *da = run->va->ibdev;
+	struct vm_agent s = {};
+
+	if (!da->ops->process_mad) {
+		vt_out(run, "not ok mad smp: %s has no process_mad (no SMA)",
+		       dev_name(&da->dev));
+		return;
+	}
+	if (vm_register(run, &s, da, IB_QPT_SMI, NULL)) {
+		vt_result(run, "mad smp: agent on QP0");
+		return;
+	}
+	vm_smp_get(run, &s, 0);
+	vm_smp_get(run, &s, 1);
+	vm_unregister(&s);
+}
+
+static const char * const vm_cases[] = {
+	"reg", "getresp", "timeout", "unsupported", "bogus", "cancel",
+	"flush", "smp", "fuzz",
+};
+
+/**
+ * vt_cmd_mad - the "mad" command
+ * @run: the command
+ *
+ * Return: 0, or -EINVAL for unknown arguments.
+ */
+int vt_cmd_mad(struct vt_run *run)
+{
+	static const u8 methods[] = { IB_MGMT_METHOD_GET };
+	struct vm_agent a = {}, b = {};
+	struct ib_mad_reg_req req;
+	u16 lid_a, lid_b;
+
+	if (!vt_args_known(run, vm_cases, ARRAY_SIZE(vm_cases)))
+		return -EINVAL;
+	if (vt_has_arg(run, "reg"))
+		vm_case_reg(run);
+
+	lid_a = vm_lid(run->va->ibdev);
+	lid_b = vm_lid(run->vb->ibdev);
+	vm_reg_req(&req, VM_CLASS, methods, 1);
+	if (vm_register(run, &a, run->va->ibdev, IB_QPT_GSI, NULL) ||
+	    vm_register(run, &b, run->vb->ibdev, IB_QPT_GSI, &req)) {
+		vt_result(run, "mad: agents on vmlx0 and vmlx1 QP1");
+		goto out;
+	}
+	if (vt_has_arg(run, "getresp") && !vt_aborted(run))
+		vm_case_getresp(run, &a, &b, lid_b);
+	if (vt_has_arg(run, "timeout") && !vt_aborted(run))
+		vm_case_timeout(run, &a, &b, lid_b);
+	if (vt_has_arg(run, "unsupported") && !vt_aborted(run))
+		vm_case_unsupported(run, &a, lid_b);
+	if (vt_has_arg(run, "bogus") && !vt_aborted(run))
+		vm_case_bogus(run, &a, &b, lid_a, lid_b);
+	if (vt_has_arg(run, "cancel") && !vt_aborted(run))
+		vm_case_cancel(run, &a, &b, lid_b);
+	if (vt_has_arg(run, "fuzz") && !vt_aborted(run))
+		vm_case_fuzz(run, &a, &b, lid_a, lid_b);
+	if (vt_has_arg(run, "flush") && !vt_aborted(run))
+		vm_case_flush(run, &a, &b, lid_b);
+	if (vt_has_arg(run, "smp") && !vt_aborted(run))
+		vm_case_smp(run);
+out:
+	vm_unregister(&a);
+	vm_unregister(&b);
+	return 0;
+}
