@@ -99,6 +99,26 @@ int uverbs_destroy_uevent(struct ib_uverbs_file *ufile,
 /* Queue pairs                                                         */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Start a new QP or SRQ object: its handle is reserved, its events list
+ * empty; the caller creates the hardware object, then commits or aborts.
+ */
+static struct ib_uevent_object *
+uverbs_uevent_alloc_begin(const struct uverbs_obj_type *type,
+			  struct ib_uverbs_file *ufile, u64 user_handle)
+{
+	struct ib_uevent_object *uevent;
+	struct ib_uobject *uobj;
+
+	uobj = uobj_alloc_begin(type, ufile);
+	if (IS_ERR(uobj))
+		return ERR_CAST(uobj);
+	uevent = container_of(uobj, struct ib_uevent_object, uobject);
+	uobj->user_handle = user_handle;
+	INIT_LIST_HEAD(&uevent->event_list);
+	return uevent;
+}
+
 /**
  * uverbs_qp_create - create a QP for a user, not yet visible
  * @ufile: the file
@@ -122,12 +142,11 @@ struct ib_uobject *uverbs_qp_create(struct ib_uverbs_file *ufile,
 	struct ib_uobject *uobj;
 	struct ib_qp *qp;
 
-	uobj = uobj_alloc_begin(&uverbs_type_qp, ufile);
-	if (IS_ERR(uobj))
-		return uobj;
-	uevent = container_of(uobj, struct ib_uevent_object, uobject);
-	uobj->user_handle = params->user_handle;
-	INIT_LIST_HEAD(&uevent->event_list);
+	uevent = uverbs_uevent_alloc_begin(&uverbs_type_qp, ufile,
+					   params->user_handle);
+	if (IS_ERR(uevent))
+		return ERR_CAST(uevent);
+	uobj = &uevent->uobject;
 
 	attr.event_handler = uverbs_uevent_handler;
 	attr.qp_context = uevent;
@@ -685,12 +704,11 @@ struct ib_uobject *uverbs_srq_create(struct ib_uverbs_file *ufile,
 	struct ib_uobject *uobj;
 	struct ib_srq *srq;
 
-	uobj = uobj_alloc_begin(&uverbs_type_srq, ufile);
-	if (IS_ERR(uobj))
-		return uobj;
-	uevent = container_of(uobj, struct ib_uevent_object, uobject);
-	uobj->user_handle = params->user_handle;
-	INIT_LIST_HEAD(&uevent->event_list);
+	uevent = uverbs_uevent_alloc_begin(&uverbs_type_srq, ufile,
+					   params->user_handle);
+	if (IS_ERR(uevent))
+		return ERR_CAST(uevent);
+	uobj = &uevent->uobject;
 
 	attr.event_handler = uverbs_uevent_handler;
 	attr.srq_context = uevent;
