@@ -14,22 +14,12 @@
 # Arguments: [SECS] (default 3)
 set -u
 . "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../vm/user.sh"
 . "$(dirname "$0")/../kmod/vt.sh"
 
 secs=${1:-3}
 run=$(mktemp -d)
 trap 'rm -rf "$run"' EXIT
-
-wait_listen() {	# wait_listen PORT: something listens on TCP PORT
-	local hex
-	hex=$(printf '%04X' "$1")
-	for _ in $(seq 100); do
-		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 \
-			2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # perftest PROG FIELD ARGS...: PROG server on vmlx1, client on vmlx0;
 # sets $result to column FIELD of the client's last result line

@@ -16,23 +16,12 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
+. "$here/../vm/user.sh"
 
 ib=/sys/class/infiniband
 uv=/sys/class/infiniband_verbs
 py=/usr/bin/python3
 cmdpy=$here/uverbs_cmd.py
-
-# Turn the PASS/FAIL lines of uverbs_cmd.py into TAP; other lines are notes.
-py_tap() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"PASS "*) tap_pass "${line#PASS }" ;;
-		"FAIL "*) tap_fail "${line#FAIL }" ;;
-		*) tap_diag "$line" ;;
-		esac
-	done
-}
 
 devnum() {	# devnum FILE: MAJOR:MINOR of a device node, in decimal
 	printf '%d:%d' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"
@@ -90,14 +79,9 @@ tap_check "ibv_devinfo -v" ibv_devinfo -v
 
 # --- raw commands -------------------------------------------------------
 run_py() {	# run_py DESC SCRIPT ARGS...: SCRIPT ARGS, its checks as TAP
-	local desc=$1 out rc
+	local desc=$1
 	shift
-	out=$(mktemp)
-	"$py" "$@" >"$out" 2>&1
-	rc=$?
-	py_tap <"$out"
-	rm -f "$out"
-	tap_ok "$rc" "$desc"
+	pass_fail_run "$desc" "$py" "$@"
 }
 
 run_py "raw commands on uverbs0" "$cmdpy" abi /dev/infiniband/uverbs0 vmlx0 1
@@ -128,7 +112,7 @@ tap_ok "$([[ ! -e /dev/infiniband/uverbs0 ]]; echo $?)" \
 touch "$run/go"
 wait "$holder"
 rc=$?
-py_tap <"$run/out"
+pass_fail_tap <"$run/out"
 tap_ok "$rc" "holder got errors and exited cleanly"
 rm -rf "$run"
 

@@ -16,20 +16,9 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
+. "$here/../vm/user.sh"
 
 prog=$(cd "$here/../user" && pwd)/rdma-verify
-
-# Turn the PASS/FAIL lines of rdma-verify into TAP; other lines are notes.
-verify_tap() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"PASS "*) tap_pass "${line#PASS }" ;;
-		"FAIL "*) tap_fail "${line#FAIL }" ;;
-		*) tap_diag "$line" ;;
-		esac
-	done
-}
 
 # User objects that `rdma res show TYPE` lists (kernel ones have no pid).
 user_res() {
@@ -45,12 +34,8 @@ if [[ ! -x $prog ]]; then
 		"$prog is missing: run 'make -C tests/user' on the host"
 else
 	for mtu in 256 4096; do
-		out=$(mktemp)
-		timeout 120 "$prog" -m "$mtu" -s 1 >"$out" 2>&1
-		rc=$?
-		verify_tap <"$out"
-		rm -f "$out"
-		tap_ok "$rc" "rdma-verify -m $mtu exits 0"
+		pass_fail_run "rdma-verify -m $mtu exits 0" \
+			timeout 120 "$prog" -m "$mtu" -s 1
 	done
 fi
 

@@ -18,6 +18,7 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
+. "$here/../vm/user.sh"
 
 py=/usr/bin/python3
 iopy=$here/uverbs_ioctl.py
@@ -25,43 +26,12 @@ run=$(mktemp -d)
 trap 'rm -rf "$run"' EXIT
 port=18600
 
-host=localhost
-getent hosts localhost >/dev/null 2>&1 || host=127.0.0.1
-
-# Turn the PASS/FAIL lines of uverbs_ioctl.py into TAP; other lines are
-# notes.
-py_tap() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"PASS "*) tap_pass "${line#PASS }" ;;
-		"FAIL "*) tap_fail "${line#FAIL }" ;;
-		*) tap_diag "$line" ;;
-		esac
-	done
-}
+host=$(loopback_host)
 
 run_py() {	# run_py DESC ARGS...: uverbs_ioctl.py ARGS, its checks as TAP
-	local desc=$1 out rc
+	local desc=$1
 	shift
-	out=$(mktemp)
-	timeout 600 "$py" "$iopy" "$@" >"$out" 2>&1
-	rc=$?
-	py_tap <"$out"
-	rm -f "$out"
-	tap_ok "$rc" "$desc"
-}
-
-# Wait until something listens on TCP port $1 (at most 10 s).
-wait_listen() {
-	local hex
-	hex=$(printf '%04X' "$1")
-	for _ in $(seq 100); do
-		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 \
-			2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
+	pass_fail_run "$desc" timeout 600 "$py" "$iopy" "$@"
 }
 
 tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
@@ -102,20 +72,10 @@ if [[ $ok_ioctls -lt 3 || $writes -ne 0 ]]; then
 fi
 
 port=$((port + 1))
-timeout 60 ibv_rc_pingpong -d vmlx1 -i 1 -p "$port" -n 100 \
-	>"$run/server" 2>&1 &
-spid=$!
-wait_listen "$port"
-timeout 60 strace -f -o "$run/strace2" -e trace=ioctl,write \
-	ibv_rc_pingpong -d vmlx0 -i 1 -p "$port" -n 100 "$host" \
-	>"$run/client" 2>&1
-crc=$?
-wait "$spid"
-src=$?
-tap_ok "$src" "ibv_rc_pingpong -n 100: server exits 0"
-[[ $src -eq 0 ]] || sed 's/^/# server: /' "$run/server"
-tap_ok "$crc" "ibv_rc_pingpong -n 100: client exits 0"
-[[ $crc -eq 0 ]] || sed 's/^/# client: /' "$run/client"
+run_pair "ibv_rc_pingpong -n 100" "$port" "$run" \
+	timeout 60 ibv_rc_pingpong -d vmlx1 -i 1 -p "$port" -n 100 -- \
+	timeout 60 strace -f -o "$run/strace2" -e trace=ioctl,write \
+	ibv_rc_pingpong -d vmlx0 -i 1 -p "$port" -n 100 "$host"
 tap_like "ibv_rc_pingpong: bandwidth line" "$(cat "$run/client")" \
 	"bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec"
 destroys=$(grep -E -c "$vioctl.*= 0$" "$run/strace2")
@@ -128,20 +88,10 @@ tap_is "ibv_rc_pingpong: no RDMA_VERBS_IOCTL answered EPROTONOSUPPORT" \
 
 # the same with an SRQ (SRQ/CREATE)
 port=$((port + 1))
-timeout 60 ibv_srq_pingpong -d vmlx1 -i 1 -p "$port" -n 50 -q 4 \
-	>"$run/server" 2>&1 &
-spid=$!
-wait_listen "$port"
-timeout 60 strace -f -o "$run/strace3" -e trace=ioctl,write \
-	ibv_srq_pingpong -d vmlx0 -i 1 -p "$port" -n 50 -q 4 "$host" \
-	>"$run/client" 2>&1
-crc=$?
-wait "$spid"
-src=$?
-tap_ok "$src" "ibv_srq_pingpong -q 4: server exits 0"
-[[ $src -eq 0 ]] || sed 's/^/# server: /' "$run/server"
-tap_ok "$crc" "ibv_srq_pingpong -q 4: client exits 0"
-[[ $crc -eq 0 ]] || sed 's/^/# client: /' "$run/client"
+run_pair "ibv_srq_pingpong -q 4" "$port" "$run" \
+	timeout 60 ibv_srq_pingpong -d vmlx1 -i 1 -p "$port" -n 50 -q 4 -- \
+	timeout 60 strace -f -o "$run/strace3" -e trace=ioctl,write \
+	ibv_srq_pingpong -d vmlx0 -i 1 -p "$port" -n 50 -q 4 "$host"
 tap_is "ibv_srq_pingpong: no RDMA_VERBS_IOCTL answered EPROTONOSUPPORT" \
 	"$(grep -E -c "$vioctl.*EPROTONOSUPPORT" "$run/strace3")" 0
 

@@ -12,21 +12,10 @@
 # vm-run-options: --smp 2
 set -u
 . "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../vm/user.sh"
 
 run=$(mktemp -d)
 trap 'rm -rf "$run"' EXIT
-
-# Wait until something listens on TCP port $1 (at most 10 s).
-wait_listen() {
-	local hex
-	hex=$(printf '%04X' "$1")
-	for _ in $(seq 100); do
-		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 \
-			2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # perftest PROG FIELD: PROG as server on vmlx1 and client on vmlx0; both
 # must exit 0 and the client's result line must have a non-zero FIELD
@@ -75,8 +64,8 @@ for prog in ib_write_lat ib_read_lat ib_send_lat; do
 	perftest "$prog" 5
 done
 
-tap_is "rdma res: no QP left" \
-	"$(rdma res show qp 2>/dev/null | grep -c 'lqpn')" "0"
+tap_is "rdma res: no user QP left" \
+	"$(rdma res show qp 2>/dev/null | grep -v 'comm \[' | grep -c 'lqpn')" "0"
 
 # --- SIGKILL in the middle of the traffic --------------------------------
 xmit() {	# bytes vmlx0 port 1 has sent

@@ -13,46 +13,24 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
+. "$here/../vm/user.sh"
 
 run=$(mktemp -d)
 trap 'rm -rf "$run"' EXIT
 port=18515
 
 # LIDs travel over TCP; without an /etc/hosts "localhost" may not resolve.
-host=localhost
-getent hosts localhost >/dev/null 2>&1 || host=127.0.0.1
-
-# Wait until something listens on TCP port $1 (at most 10 s).
-wait_listen() {
-	local hex
-	hex=$(printf '%04X' "$1")
-	for _ in $(seq 100); do
-		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 \
-			2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+host=$(loopback_host)
 
 # pingpong DESC PROG ARGS...: PROG ARGS as server on vmlx1 and as client
 # on vmlx0; both must exit 0 and print the bandwidth line.
 pingpong() {
-	local desc=$1 prog=$2 spid src crc
+	local desc=$1 prog=$2
 	shift 2
 	port=$((port + 1))
-	timeout 60 "$prog" -d vmlx1 -i 1 -p "$port" "$@" \
-		>"$run/server" 2>&1 &
-	spid=$!
-	wait_listen "$port"
-	timeout 60 "$prog" -d vmlx0 -i 1 -p "$port" "$@" "$host" \
-		>"$run/client" 2>&1
-	crc=$?
-	wait "$spid"
-	src=$?
-	tap_ok "$src" "$desc: server exits 0"
-	[[ $src -eq 0 ]] || sed 's/^/# server: /' "$run/server"
-	tap_ok "$crc" "$desc: client exits 0"
-	[[ $crc -eq 0 ]] || sed 's/^/# client: /' "$run/client"
+	run_pair "$desc" "$port" "$run" \
+		timeout 60 "$prog" -d vmlx1 -i 1 -p "$port" "$@" -- \
+		timeout 60 "$prog" -d vmlx0 -i 1 -p "$port" "$@" "$host"
 	tap_like "$desc: bandwidth line" "$(cat "$run/client")" \
 		"bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec"
 }

@@ -25,6 +25,9 @@ import struct
 import subprocess
 import sys
 
+import uverbs_cmd
+from uverbs_cmd import Buf, report
+
 RDMA_VERBS_IOCTL = 0xC0181B01
 DRIVER_RXE = 14
 MANDATORY, VALID_OUTPUT = 1, 2
@@ -69,40 +72,12 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
 libc.ioctl.restype = ctypes.c_int
 
-failed = 0
-
-
-def report(ok, what, detail=""):
-    global failed
-    if ok:
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (what, detail))
-    sys.stdout.flush()
-
-
 def name(e):
     return errno.errorcode.get(e, str(e)) if e else "success"
 
 
 def expect(what, got, want):
     report(got == want, what, "got %s, want %s" % (name(got), name(want)))
-
-
-class Buf:
-    """A user buffer for pointer attributes."""
-
-    def __init__(self, size, fill=0):
-        self.size = size
-        self.mem = ctypes.create_string_buffer(bytes([fill]) * size, size)
-
-    @property
-    def addr(self):
-        return ctypes.addressof(self.mem)
-
-    def raw(self):
-        return self.mem.raw
 
 
 def attr(attr_id, data=0, length=0, flags=MANDATORY, attr_data=0):
@@ -1034,7 +1009,7 @@ def abi(dev, ibdev):
     objects(fd)
     os.close(fd)
     creates(dev, ibdev)
-    return 1 if failed else 0
+    return 1 if uverbs_cmd.failed else 0
 
 
 # ------------------------------------------------------------------------
@@ -1251,7 +1226,7 @@ def random_mode(dev, n, seed):
     expect("random: afterwards the probe on a new file",
            probe(open_dev(dev)), errno.ENOSPC)
     os.close(fd)
-    return 1 if failed else 0
+    return 1 if uverbs_cmd.failed else 0
 
 
 def main():

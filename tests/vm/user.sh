@@ -1,0 +1,96 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# user.sh - helpers for VM scenarios that run userspace programs (Debian's
+# libibverbs examples, perftest, our Python and C checkers).  Source it
+# after tests/vm/tap.sh:
+#
+#   . "$REPO/tests/vm/tap.sh"
+#   . "$REPO/tests/vm/user.sh"
+#   host=$(loopback_host)                  # "localhost", else "127.0.0.1"
+#   wait_listen 18515                      # something listens on TCP 18515
+#   pass_fail_tap <output                  # "PASS x"/"FAIL x" lines as TAP
+#   pass_fail_run "checker exits 0" timeout 60 ./checker ARGS
+#   run_pair "ibv_rc_pingpong" 18515 "$dir" SERVER_CMD... -- CLIENT_CMD...
+#
+# pass_fail_tap reads lines "PASS <what>" (tap_pass), "FAIL <what>"
+# (tap_fail) and anything else (tap_diag).  pass_fail_run runs CMD with its
+# output in a temporary file, passes that through pass_fail_tap and then
+# adds one test point DESC: ok iff CMD exited 0.  run_pair starts the
+# server command in the background (output in DIR/server), waits until
+# something listens on PORT, runs the client command (output in
+# DIR/client), then reports "DESC: server exits 0" and "DESC: client exits
+# 0", each followed by that side's output as comments if it failed.
+
+# Where a client reaches a server in the same guest: without an
+# /etc/hosts "localhost" may not resolve.
+loopback_host() {
+	if getent hosts localhost >/dev/null 2>&1; then
+		echo localhost
+	else
+		echo 127.0.0.1
+	fi
+}
+
+# wait_listen PORT: wait until something listens on TCP PORT (at most 10 s);
+# 1 if nothing does.
+wait_listen() {
+	local hex
+	hex=$(printf '%04X' "$1")
+	for _ in $(seq 100); do
+		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 \
+			2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# pass_fail_tap < OUTPUT: the PASS/FAIL lines of a checker as TAP, other
+# lines as notes.
+pass_fail_tap() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"PASS "*) tap_pass "${line#PASS }" ;;
+		"FAIL "*) tap_fail "${line#FAIL }" ;;
+		*) tap_diag "$line" ;;
+		esac
+	done
+}
+
+# pass_fail_run DESC CMD...: CMD's checks as TAP, then "ok DESC" iff CMD
+# exited 0.
+pass_fail_run() {
+	local desc=$1 out rc
+	shift
+	out=$(mktemp)
+	"$@" >"$out" 2>&1
+	rc=$?
+	pass_fail_tap <"$out"
+	rm -f "$out"
+	tap_ok "$rc" "$desc"
+}
+
+# run_pair DESC PORT DIR SERVER_CMD... -- CLIENT_CMD...: a server and its
+# client, both must exit 0.
+run_pair() {
+	local desc=$1 port=$2 dir=$3 spid src crc
+	local -a server=()
+	shift 3
+	while [[ $# -gt 0 && $1 != -- ]]; do
+		server+=("$1")
+		shift
+	done
+	shift
+	"${server[@]}" >"$dir/server" 2>&1 &
+	spid=$!
+	wait_listen "$port"
+	"$@" >"$dir/client" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	tap_ok "$src" "$desc: server exits 0"
+	[[ $src -eq 0 ]] || sed 's/^/# server: /' "$dir/server"
+	tap_ok "$crc" "$desc: client exits 0"
+	[[ $crc -eq 0 ]] || sed 's/^/# client: /' "$dir/client"
+}
