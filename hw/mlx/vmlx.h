@@ -396,6 +396,16 @@ int vmlx_link_set(const struct vmlx_pi *req, struct vmlx_link *link);
 void vmlx_pi_encode(const struct vmlx_pi *pi, u8 *data);
 void vmlx_pi_decode(const u8 *data, struct vmlx_pi *pi);
 int vmlx_smp_reply(struct ib_smp *smp, u16 status);
+int vmlx_pi_reply(struct ib_smp *smp, struct vmlx_pi *pi, bool hide_mkey,
+		  u16 status);
+u16 vmlx_smp_get_only_status(const struct ib_smp *smp);
+void vmlx_node_info_fill(struct ib_node_info *ni, u8 node_type, u8 num_ports,
+			 u16 partition_cap, u16 device_id, u8 local_port);
+bool vmlx_smp_mkey_ok(u64 mkey, u8 mkey_protect, const struct ib_smp *smp,
+		      bool *hide);
+bool vmlx_pi_lids_ok(const struct vmlx_pi *req, u16 lid, u16 sm_lid);
+int vmlx_pi_port_set(const struct vmlx_pi *req, enum ib_port_state cur,
+		     enum ib_port_state *next, struct vmlx_link *link);
 void vmlx_port_raise(struct vmlx_port *port, unsigned int events);
 int vmlx_port_set_lid(struct vmlx_port *port, u16 lid, u8 lmc, u16 sm_lid);
 int vmlx_port_set_state(struct vmlx_port *port, u8 state);

@@ -287,10 +287,136 @@ int vmlx_smp_reply(struct ib_smp *smp, u16 status)
 	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
 }
 
-/* A unicast LID, or the one the port has (LID 0 may stay 0). */
+/**
+ * vmlx_pi_reply() - answer a PortInfo Get or Set
+ * @smp: the SMP to answer in
+ * @pi: the PortInfo to answer with; its M_Key is cleared if @hide_mkey
+ * @hide_mkey: the M_Key check passed only with the M_Key hidden
+ * @status: the MAD status
+ *
+ * Return: IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY.
+ */
+int vmlx_pi_reply(struct ib_smp *smp, struct vmlx_pi *pi, bool hide_mkey,
+		  u16 status)
+{
+	if (hide_mkey)
+		pi->mkey = 0;
+	vmlx_pi_encode(pi, smp->data);
+	return vmlx_smp_reply(smp, status);
+}
+
+/**
+ * vmlx_smp_get_only_status() - the status of an SMP for a Get-only attribute
+ * @smp: the SMP
+ *
+ * For NodeInfo and NodeDescription: only SubnGet, attribute modifier 0.
+ *
+ * Return: 0 if the SMP may be answered, else the MAD status to answer with.
+ */
+u16 vmlx_smp_get_only_status(const struct ib_smp *smp)
+{
+	if (smp->method != IB_MGMT_METHOD_GET)
+		return IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
+	if (smp->attr_mod)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	return 0;
+}
+
+/**
+ * vmlx_node_info_fill() - the NodeInfo fields that are not GUIDs
+ * @ni: the NodeInfo, zeroed
+ * @node_type: RDMA_NODE_IB_CA or RDMA_NODE_IB_SWITCH
+ * @num_ports: NumPorts
+ * @partition_cap: PartitionCap
+ * @device_id: DeviceID
+ * @local_port: LocalPortNum, the port the SMP came in on
+ *
+ * BaseVersion, ClassVersion and VendorID are those of every vmlx node;
+ * the GUIDs are for the caller to fill in.
+ */
+void vmlx_node_info_fill(struct ib_node_info *ni, u8 node_type, u8 num_ports,
+			 u16 partition_cap, u16 device_id, u8 local_port)
+{
+	ni->base_version = IB_MGMT_BASE_VERSION;
+	ni->class_version = 1;
+	ni->node_type = node_type;
+	ni->num_ports = num_ports;
+	ni->partition_cap = cpu_to_be16(partition_cap);
+	ni->device_id = cpu_to_be16(device_id);
+	ni->local_port_num = local_port;
+	ni->vendor_id[0] = (VMLX_VENDOR_ID >> 16) & 0xff;
+	ni->vendor_id[1] = (VMLX_VENDOR_ID >> 8) & 0xff;
+	ni->vendor_id[2] = VMLX_VENDOR_ID & 0xff;
+}
+
+/**
+ * vmlx_smp_mkey_ok() - the M_Key check of an SMP (IBA 14.2.4)
+ * @mkey: the node's or port's M_Key
+ * @mkey_protect: its M_KeyProtectBits
+ * @smp: the SMP
+ * @hide: set if the SMP passes only with the M_Key hidden in the answer
+ *
+ * Passes when there is no M_Key or the SMP carries it; with a mismatch a
+ * Get still passes with protection bits 0, and with 1 it passes with the
+ * M_Key hidden.
+ *
+ * Return: true if the SMP is to be answered, false for an M_Key violation.
+ */
+bool vmlx_smp_mkey_ok(u64 mkey, u8 mkey_protect, const struct ib_smp *smp,
+		      bool *hide)
+{
+	*hide = false;
+	if (!mkey || be64_to_cpu(smp->mkey) == mkey)
+		return true;
+	if (smp->method != IB_MGMT_METHOD_GET || mkey_protect > 1)
+		return false;
+	*hide = mkey_protect == 1;
+	return true;
+}
+
+/* A unicast LID, or the one there is (LID 0 may stay 0). */
 static bool vmlx_lid_ok(u16 lid, u16 cur)
 {
 	return lid == cur || (lid && lid <= VMLX_LID_UCAST_MAX);
+}
+
+/**
+ * vmlx_pi_lids_ok() - the LID and MasterSMLID of a PortInfo Set
+ * @req: the Set, decoded
+ * @lid: the LID there is
+ * @sm_lid: the MasterSMLID there is
+ *
+ * Each is valid if it is unchanged or a unicast LID.
+ *
+ * Return: true if both are valid.
+ */
+bool vmlx_pi_lids_ok(const struct vmlx_pi *req, u16 lid, u16 sm_lid)
+{
+	return vmlx_lid_ok(req->lid, lid) && vmlx_lid_ok(req->sm_lid, sm_lid);
+}
+
+/**
+ * vmlx_pi_port_set() - the state and link fields of a PortInfo Set
+ * @req: the Set, decoded
+ * @cur: the port's logical state
+ * @next: where the state the port goes to is stored
+ * @link: the port's link settings; updated only on success
+ *
+ * PortState by vmlx_port_state_next(), PortPhysicalState (0 keeps, else
+ * POLLING or DISABLED) and the link fields by vmlx_link_set().  What the
+ * port does about a new physical state is for the caller.
+ *
+ * Return: 0, or -EINVAL if a field is invalid (nothing changes).
+ */
+int vmlx_pi_port_set(const struct vmlx_pi *req, enum ib_port_state cur,
+		     enum ib_port_state *next, struct vmlx_link *link)
+{
+	if (vmlx_port_state_next(cur, req->state, next) ||
+	    (req->phys_state &&
+	     req->phys_state != IB_PORT_PHYS_STATE_POLLING &&
+	     req->phys_state != IB_PORT_PHYS_STATE_DISABLED))
+		return -EINVAL;
+	return vmlx_link_set(req, link);
 }
 
 /* ------------------------------------------------------------------ */
@@ -461,44 +587,33 @@ static void vmlx_port_pi(struct vmlx_port *port, u32 in_port,
 }
 
 /*
- * M_Key check (IBA 14.2.4): passes when the port has no M_Key, the SMP
- * carries it, or the MAD core says to ignore it; a Get also passes with
- * protection bits 0, and with 1 it passes with the M_Key hidden in the
- * answer.  Anything else counts an M_Key violation and gets no answer.
+ * M_Key check of an HCA port (vmlx_smp_mkey_ok()), unless the MAD core
+ * says to ignore the M_Key.  A violation is counted and gets no answer.
  */
 static bool vmlx_port_mkey_ok(struct vmlx_port *port, int mad_flags,
 			      const struct ib_smp *smp, bool *hide)
 {
 	unsigned long flags;
-	bool ok = true;
+	bool ok;
 
 	*hide = false;
+	if (mad_flags & IB_MAD_IGNORE_MKEY)
+		return true;
 	spin_lock_irqsave(&port->lock, flags);
-	if (!(mad_flags & IB_MAD_IGNORE_MKEY) && port->mkey &&
-	    be64_to_cpu(smp->mkey) != port->mkey) {
-		if (smp->method == IB_MGMT_METHOD_GET &&
-		    port->mkey_protect <= 1) {
-			*hide = port->mkey_protect == 1;
-		} else {
-			ok = false;
-			if (port->link.mkey_violations != U16_MAX)
-				port->link.mkey_violations++;
-		}
-	}
+	ok = vmlx_smp_mkey_ok(port->mkey, port->mkey_protect, smp, hide);
+	if (!ok && port->link.mkey_violations != U16_MAX)
+		port->link.mkey_violations++;
 	spin_unlock_irqrestore(&port->lock, flags);
 	return ok;
 }
 
 static int vmlx_sma_node_desc(struct vmlx_dev *vdev, struct ib_smp *smp)
 {
+	u16 status = vmlx_smp_get_only_status(smp);
 	unsigned long flags;
 
-	if (smp->method != IB_MGMT_METHOD_GET)
-		return vmlx_smp_reply(smp,
-				IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
-	if (smp->attr_mod)
-		return vmlx_smp_reply(smp,
-				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	if (status)
+		return vmlx_smp_reply(smp, status);
 	spin_lock_irqsave(&vdev->attr_lock, flags);
 	memcpy(smp->data, vdev->ibdev.node_desc, IB_DEVICE_NODE_DESC_MAX);
 	spin_unlock_irqrestore(&vdev->attr_lock, flags);
@@ -509,30 +624,18 @@ static int vmlx_sma_node_info(struct vmlx_dev *vdev, u32 port_num,
 			      struct ib_smp *smp)
 {
 	struct ib_node_info *ni = (struct ib_node_info *)smp->data;
+	u16 status = vmlx_smp_get_only_status(smp);
 	unsigned long flags;
 
-	if (smp->method != IB_MGMT_METHOD_GET)
-		return vmlx_smp_reply(smp,
-				IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
-	if (smp->attr_mod)
-		return vmlx_smp_reply(smp,
-				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
-	ni->base_version = IB_MGMT_BASE_VERSION;
-	ni->class_version = 1;
-	ni->node_type = RDMA_NODE_IB_CA;
-	ni->num_ports = vdev->ibdev.phys_port_cnt;
+	if (status)
+		return vmlx_smp_reply(smp, status);
+	vmlx_node_info_fill(ni, RDMA_NODE_IB_CA, vdev->ibdev.phys_port_cnt,
+			    VMLX_PKEY_TBL_LEN, VMLX_VENDOR_PART_ID, port_num);
 	spin_lock_irqsave(&vdev->attr_lock, flags);
 	ni->sys_guid = vdev->ibdev.attrs.sys_image_guid;
 	spin_unlock_irqrestore(&vdev->attr_lock, flags);
 	ni->node_guid = vdev->ibdev.node_guid;
 	ni->port_guid = vmlx_port(vdev, port_num)->guid;
-	ni->partition_cap = cpu_to_be16(VMLX_PKEY_TBL_LEN);
-	ni->device_id = cpu_to_be16(VMLX_VENDOR_PART_ID);
-	ni->revision = 0;
-	ni->local_port_num = port_num;
-	ni->vendor_id[0] = (VMLX_VENDOR_ID >> 16) & 0xff;
-	ni->vendor_id[1] = (VMLX_VENDOR_ID >> 8) & 0xff;
-	ni->vendor_id[2] = VMLX_VENDOR_ID & 0xff;
 	return vmlx_smp_reply(smp, 0);
 }
 
@@ -558,12 +661,8 @@ static u16 vmlx_port_pi_apply(struct vmlx_port *port, const struct vmlx_pi *r,
 	struct vmlx_link link = port->link;
 	enum ib_port_state next;
 
-	if (!vmlx_lid_ok(r->lid, port->lid) ||
-	    !vmlx_lid_ok(r->sm_lid, port->sm_lid) ||
-	    vmlx_port_state_next(port->state, r->state, &next) ||
-	    (r->phys_state && r->phys_state != IB_PORT_PHYS_STATE_POLLING &&
-	     r->phys_state != IB_PORT_PHYS_STATE_DISABLED) ||
-	    vmlx_link_set(r, &link))
+	if (!vmlx_pi_lids_ok(r, port->lid, port->sm_lid) ||
+	    vmlx_pi_port_set(r, port->state, &next, &link))
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
 
 	if (r->lid != port->lid || r->lmc != port->lmc)
@@ -620,11 +719,7 @@ static int vmlx_sma_port_info(struct vmlx_dev *vdev, u32 port_num,
 	if (smp->method == IB_MGMT_METHOD_SET && !status)
 		vmlx_port_link_request(port, r.phys_state, retrain);
 	vmlx_port_raise(port, events);
-
-	if (hide_mkey)
-		pi.mkey = 0;
-	vmlx_pi_encode(&pi, smp->data);
-	return vmlx_smp_reply(smp, status);
+	return vmlx_pi_reply(smp, &pi, hide_mkey, status);
 }
 
 static int vmlx_sma_pkey_table(struct vmlx_port *port, struct ib_smp *smp,

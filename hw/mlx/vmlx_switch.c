@@ -215,37 +215,24 @@ static int vmlx_sw_node_info(struct vmlx_switch *sw, u8 in,
 			     struct ib_smp *smp)
 {
 	struct ib_node_info *ni = (struct ib_node_info *)smp->data;
+	u16 status = vmlx_smp_get_only_status(smp);
 
-	if (smp->method != IB_MGMT_METHOD_GET)
-		return vmlx_smp_reply(smp,
-				IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
-	if (smp->attr_mod)
-		return vmlx_smp_reply(smp,
-				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
-	ni->base_version = IB_MGMT_BASE_VERSION;
-	ni->class_version = 1;
-	ni->node_type = RDMA_NODE_IB_SWITCH;
-	ni->num_ports = sw->num_ports;
+	if (status)
+		return vmlx_smp_reply(smp, status);
+	vmlx_node_info_fill(ni, RDMA_NODE_IB_SWITCH, sw->num_ports,
+			    VMLX_SW_PKEY_TBL_LEN, VMLX_SW_DEVICE_ID, in);
 	ni->sys_guid = cpu_to_be64(sw->guid);
 	ni->node_guid = cpu_to_be64(sw->guid);
 	ni->port_guid = cpu_to_be64(sw->guid);
-	ni->partition_cap = cpu_to_be16(VMLX_SW_PKEY_TBL_LEN);
-	ni->device_id = cpu_to_be16(VMLX_SW_DEVICE_ID);
-	ni->local_port_num = in;
-	ni->vendor_id[0] = (VMLX_VENDOR_ID >> 16) & 0xff;
-	ni->vendor_id[1] = (VMLX_VENDOR_ID >> 8) & 0xff;
-	ni->vendor_id[2] = VMLX_VENDOR_ID & 0xff;
 	return vmlx_smp_reply(smp, 0);
 }
 
 static int vmlx_sw_node_desc(struct ib_smp *smp)
 {
-	if (smp->method != IB_MGMT_METHOD_GET)
-		return vmlx_smp_reply(smp,
-				IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
-	if (smp->attr_mod)
-		return vmlx_smp_reply(smp,
-				IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	u16 status = vmlx_smp_get_only_status(smp);
+
+	if (status)
+		return vmlx_smp_reply(smp, status);
 	strscpy(smp->data, VMLX_SW_NODE_DESC, IB_SMP_DATA_SIZE);
 	return vmlx_smp_reply(smp, 0);
 }
@@ -340,10 +327,7 @@ static u16 vmlx_sw_pi_set0(struct vmlx_switch *sw, const struct vmlx_pi *r)
 
 	/* base port 0 is always ACTIVE; a state request changes nothing */
 	if (r->state > IB_PORT_ACTIVE ||
-	    (r->lid != sw->lid &&
-	     (!r->lid || r->lid > VMLX_LID_UCAST_MAX)) ||
-	    (r->sm_lid != sw->sm_lid &&
-	     (!r->sm_lid || r->sm_lid > VMLX_LID_UCAST_MAX)) ||
+	    !vmlx_pi_lids_ok(r, sw->lid, sw->sm_lid) ||
 	    vmlx_link_set(r, &link))
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
 	sw->mkey = r->mkey;
@@ -368,10 +352,7 @@ static u16 vmlx_sw_pi_set(struct vmlx_switch *sw, u8 p,
 	struct vmlx_link link = end->link;
 	enum ib_port_state next;
 
-	if (vmlx_port_state_next(end->state, r->state, &next) ||
-	    (r->phys_state && r->phys_state != IB_PORT_PHYS_STATE_POLLING &&
-	     r->phys_state != IB_PORT_PHYS_STATE_DISABLED) ||
-	    vmlx_link_set(r, &link))
+	if (vmlx_pi_port_set(r, end->state, &next, &link))
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
 	end->link = link;
 	if (r->phys_state == IB_PORT_PHYS_STATE_DISABLED) {
@@ -411,10 +392,7 @@ static int vmlx_sw_port_info(struct vmlx_switch *sw, u8 in,
 		status = p ? vmlx_sw_pi_set(sw, p, &r) : vmlx_sw_pi_set0(sw, &r);
 	vmlx_sw_pi(sw, p, in, &pi);
 	spin_unlock_irqrestore(&sw->lock, flags);
-	if (hide_mkey)
-		pi.mkey = 0;
-	vmlx_pi_encode(&pi, smp->data);
-	return vmlx_smp_reply(smp, status);
+	return vmlx_pi_reply(smp, &pi, hide_mkey, status);
 }
 
 static int vmlx_sw_pkey_table(struct vmlx_switch *sw, struct ib_smp *smp,
@@ -494,25 +472,15 @@ static int vmlx_sw_mft(struct vmlx_switch *sw, struct ib_smp *smp,
 	return vmlx_smp_reply(smp, 0);
 }
 
-/*
- * M_Key check of the switch, as for an HCA port: with a mismatch a Get
- * passes with protection bits 0 or 1 (the M_Key hidden with 1), anything
- * else is dropped.
- */
+/* M_Key check of the switch (vmlx_smp_mkey_ok()); a violation is dropped. */
 static bool vmlx_sw_mkey_ok(struct vmlx_switch *sw, const struct ib_smp *smp,
 			    bool *hide)
 {
 	unsigned long flags;
-	bool ok = true;
+	bool ok;
 
-	*hide = false;
 	spin_lock_irqsave(&sw->lock, flags);
-	if (sw->mkey && be64_to_cpu(smp->mkey) != sw->mkey) {
-		if (smp->method == IB_MGMT_METHOD_GET && sw->mkey_protect <= 1)
-			*hide = sw->mkey_protect == 1;
-		else
-			ok = false;
-	}
+	ok = vmlx_smp_mkey_ok(sw->mkey, sw->mkey_protect, smp, hide);
 	spin_unlock_irqrestore(&sw->lock, flags);
 	return ok;
 }
