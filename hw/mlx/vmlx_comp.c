@@ -348,17 +348,23 @@ void vmlx_comp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD &&
 	     qp->state != IB_QPS_SQE))
 		goto drop;
-	/* nothing is waiting for a PSN outside [comp.psn, req.psn) */
-	if (vmlx_psn_compare(pkt->psn, qp->comp.psn) < 0 ||
-	    vmlx_psn_compare(pkt->psn, qp->req.psn) >= 0) {
-		/* a NAK for the oldest unacknowledged PSN is still news */
-		if (!(pkt->op->flags & VMLX_OPF_AETH) ||
-		    pkt->psn != qp->comp.psn)
-			goto drop;
-	}
 	if (pkt->op->flags & VMLX_OPF_AETH) {
 		aeth = vmlx_pkt_eth(skb, VMLX_ETH_AETH);
 		syndrome = vmlx_aeth_syndrome(aeth);
+	}
+	/* nothing is waiting for a PSN outside [comp.psn, req.psn) */
+	if (vmlx_psn_compare(pkt->psn, qp->comp.psn) < 0 ||
+	    vmlx_psn_compare(pkt->psn, qp->req.psn) >= 0) {
+		/*
+		 * A NAK for the oldest unacknowledged PSN is still news: after
+		 * a rewind req.psn may equal comp.psn.  An ACK or a response
+		 * there is not: it answers a packet sent before the rewind,
+		 * and acting on it would move comp.psn past req.psn and
+		 * retire the WQE the requester is about to send again.
+		 */
+		if ((syndrome & VMLX_AETH_TYPE_MASK) == VMLX_AETH_ACK ||
+		    pkt->psn != qp->comp.psn)
+			goto drop;
 	}
 	if (pkt->op->flags & (VMLX_OPF_READ | VMLX_OPF_ATMACKETH) &&
 	    (syndrome & VMLX_AETH_TYPE_MASK) == VMLX_AETH_ACK)

@@ -293,6 +293,10 @@ static int vmlx_req_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe)
 	u32 dqpn;
 	int ret;
 
+	/* the completer never lets req.psn leave the WQE at req.next */
+	if (WARN_ON_ONCE(vmlx_psn_compare(qp->req.psn, wqe->first_psn) < 0 ||
+			 vmlx_psn_compare(qp->req.psn, wqe->last_psn) > 0))
+		return -EIO;
 	ret = vmlx_req_dest(qp, wqe, &av, &dqpn);
 	if (ret)
 		return ret;

@@ -77,6 +77,9 @@ rerr1=$(vt_counter vmlx1 rcv_errors)
 vt_knob vmlx0 corrupt_ppm 100000
 vt_knob vmlx1 corrupt_ppm 100000
 vt_run loss rc n=600
+# A short ACK timeout makes retransmissions race the NAKs of the same gap,
+# so that ACKs arrive for PSNs the requester was just sent back to.
+vt_run loss rc n=600 ack_timeout=8
 vt_run loss uc ud n=600 lossy
 vt_knob vmlx0 corrupt_ppm 0
 vt_knob vmlx1 corrupt_ppm 0
