@@ -708,10 +708,13 @@ static int ib_mad_post_one(struct ib_mad_send_wr_private *wr)
 int ib_post_send_mad(struct ib_mad_send_buf *send_buf,
 		     struct ib_mad_send_buf **bad_send_buf)
 {
+	struct ib_mad_send_buf *next;
 	struct ib_mad_send_wr_private *wr;
 	int ret;
 
-	for (; send_buf; send_buf = send_buf->next) {
+	for (; send_buf; send_buf = next) {
+		/* once posted, the send may complete and be freed at once */
+		next = send_buf->next;
 		wr = container_of(send_buf, struct ib_mad_send_wr_private,
 				  send_buf);
 		ret = ib_mad_post_one(wr);

@@ -24,7 +24,7 @@ trap 'rm -rf "$log"' EXIT
 # so they are compiled as objects only, to put them under W=1 and sparse.
 kunit_objs=$(find tests/kunit -name '*.c' | sed 's/\.c$/.o/')
 kmake=(make -C "$kdir" M="$repo" CONFIG_INFINIBAND=m CONFIG_INFINIBAND_VMLX=m
-       CONFIG_INFINIBAND_USER_ACCESS=m
+       CONFIG_INFINIBAND_USER_ACCESS=m CONFIG_INFINIBAND_USER_MAD=m
        CONFIG_INFINIBAND_VERBS_TEST=m CONFIG_DEBUG_INFO_BTF_MODULES=)
 build() {	# build MAKE-ARGS...: the modules, then the KUnit objects
 	"${kmake[@]}" "$@" modules &&
