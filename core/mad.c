@@ -28,6 +28,13 @@
  * for their class, version and method.  An unclaimed Get or Set is
  * answered with status 0x000C; anything else unclaimed is dropped.
  *
+ * RMPP.  For agents with ib_mad_kernel_rmpp_agent(), mad_rmpp.c splits
+ * sends created with rmpp_active into DATA segments sent one at a time
+ * within the receiver's window (the send completes when the last one is
+ * acknowledged, or, for a request, when its response arrives afterwards),
+ * and reassembles received segments into one ib_mad_recv_wc before the
+ * agent or the response matching sees them.
+ *
  * Lifetimes.  An agent is referenced by its registration, by every send it
  * tracks and by every callback in progress; ib_unregister_mad_agent()
  * flushes its sends and waits for all of these.
@@ -369,6 +376,7 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 	INIT_DELAYED_WORK(&priv->timed_work, ib_mad_timed_work);
 	refcount_set(&priv->refcount, 1);
 	init_completion(&priv->comp);
+	ib_mad_rmpp_agent_init(priv);
 
 	/* reserve the hi_tid; responses find the agent once it is stored */
 	ret = xa_alloc_cyclic(&ib_mad_agents, &hi_tid, NULL,
@@ -417,7 +425,7 @@ static void ib_mad_unmap_send(struct ib_mad_send_wr_private *wr)
 }
 
 /* Report the end of a send that is off all lists; drops its reference. */
-static void ib_mad_finish_send(struct ib_mad_send_wr_private *wr)
+void ib_mad_finish_send(struct ib_mad_send_wr_private *wr)
 {
 	struct ib_mad_agent_private *priv = wr->mad_agent_priv;
 	struct ib_mad_send_wc wc = {
@@ -431,8 +439,8 @@ static void ib_mad_finish_send(struct ib_mad_send_wr_private *wr)
 }
 
 /* Insert by deadline and make sure the timer fires for the first. */
-static void ib_mad_wait_insert(struct ib_mad_agent_private *priv,
-			       struct ib_mad_send_wr_private *wr)
+void ib_mad_wait_insert(struct ib_mad_agent_private *priv,
+			struct ib_mad_send_wr_private *wr)
 {
 	struct ib_mad_send_wr_private *pos;
 	struct list_head *before = &priv->wait_list;
@@ -469,9 +477,22 @@ static void ib_mad_complete_send(struct ib_mad_send_wr_private *wr,
 	wr->posted = false;
 	if (status != IB_WC_SUCCESS && wr->status == IB_WC_SUCCESS)
 		wr->status = status;
-	if (wr->status != IB_WC_SUCCESS)
+	if (wr->status != IB_WC_SUCCESS) {
 		wr->awaiting = false;
-	if (wr->awaiting) {
+		wr->rmpp_pending = false;
+	}
+	if (wr->rmpp_pending) {
+		if (ib_mad_rmpp_next_seg(wr)) {
+			/* the next segment of the window is in wr->mad */
+			wr->posted = true;
+			spin_unlock_irqrestore(&priv->lock, flags);
+			ib_mad_repost(wr);
+			return;
+		}
+		/* the window is out: wait for the receiver's ACK */
+		wr->deadline = jiffies + ib_mad_rmpp_ack_timeout(wr);
+		ib_mad_wait_insert(priv, wr);
+	} else if (wr->awaiting) {
 		wr->deadline = jiffies +
 			       msecs_to_jiffies(wr->send_buf.timeout_ms);
 		ib_mad_wait_insert(priv, wr);
@@ -522,22 +543,45 @@ static int ib_mad_post_wire(struct ib_mad_send_wr_private *wr)
 static void ib_mad_local_work(struct work_struct *work);
 static void ib_mad_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
+/*
+ * Put a tracked send that is marked posted on the wire again (a resend, or
+ * the next RMPP segment); a failure completes it with an error.
+ */
+void ib_mad_repost(struct ib_mad_send_wr_private *wr)
+{
+	if (wr->local) {
+		queue_work(ib_mad_wq, &wr->local_work);
+		return;
+	}
+	if (ib_mad_post_wire(wr))
+		ib_mad_complete_send(wr, IB_WC_LOC_QP_OP_ERR);
+}
+
 /**
  * ib_create_send_mad - allocate a MAD to send
  * @mad_agent: the agent that will post it
  * @remote_qpn: destination QP (0 or 1, or the QP of a UD peer)
  * @pkey_index: P_Key index to send with (QP1)
- * @rmpp_active: segment with RMPP (not supported: must be 0)
- * @hdr_len: bytes of class header
- * @data_len: bytes of data; @hdr_len + @data_len at most 256
+ * @rmpp_active: send @data_len bytes as an RMPP message (kernel-RMPP
+ *	agents only)
+ * @hdr_len: bytes of class header (at least the 36 of the RMPP header with
+ *	@rmpp_active)
+ * @data_len: bytes of data; without RMPP @hdr_len + @data_len at most 256
  * @gfp_mask: allocation flags
  * @base_version: IB_MGMT_BASE_VERSION
  *
  * The MAD is zeroed.  The caller fills it in, sets ->ah (an AH on the
  * agent's ->qp->pd), ->timeout_ms and ->retries, and posts it.
  *
+ * With @rmpp_active, ->mad is the header only (@hdr_len bytes, repeated in
+ * every segment; its RMPP header comes set to an active DATA message) and
+ * the data goes into the ->seg_count segments of ->seg_size bytes that
+ * ib_get_rmpp_segment() returns; the last one is padded with zeros.  If
+ * the caller clears the ACTIVE flag, or sets an RMPP type other than DATA,
+ * only the header and the first segment are sent, as one MAD.
+ *
  * Return: the send buffer or an ERR_PTR(): -EINVAL for bad sizes, base
- * version, or RMPP; -ENOMEM.
+ * version, or RMPP on an agent without it; -ENOMEM.
  */
 struct ib_mad_send_buf *ib_create_send_mad(struct ib_mad_agent *mad_agent,
 					   u32 remote_qpn, u16 pkey_index,
@@ -549,12 +593,19 @@ struct ib_mad_send_buf *ib_create_send_mad(struct ib_mad_agent *mad_agent,
 	struct ib_mad_agent_private *priv =
 		container_of(mad_agent, struct ib_mad_agent_private, agent);
 	struct ib_mad_send_wr_private *wr;
+	int ret;
 
-	if (rmpp_active || base_version != IB_MGMT_BASE_VERSION ||
-	    hdr_len < 0 || data_len < 0 ||
-	    hdr_len > IB_MGMT_MAD_SIZE ||
-	    data_len > IB_MGMT_MAD_SIZE - hdr_len)
+	if (base_version != IB_MGMT_BASE_VERSION || hdr_len < 0 ||
+	    data_len < 0 || hdr_len > IB_MGMT_MAD_SIZE)
 		return ERR_PTR(-EINVAL);
+	if (rmpp_active) {
+		/* every segment needs room for data after the header */
+		if (!ib_mad_kernel_rmpp_agent(mad_agent) ||
+		    hdr_len < IB_MGMT_RMPP_HDR || hdr_len >= IB_MGMT_MAD_SIZE)
+			return ERR_PTR(-EINVAL);
+	} else if (data_len > IB_MGMT_MAD_SIZE - hdr_len) {
+		return ERR_PTR(-EINVAL);
+	}
 
 	wr = kzalloc(sizeof(*wr), gfp_mask);
 	if (!wr)
@@ -570,6 +621,13 @@ struct ib_mad_send_buf *ib_create_send_mad(struct ib_mad_agent *mad_agent,
 	wr->send_buf.seg_count = 1;
 	wr->send_buf.seg_size = IB_MGMT_MAD_SIZE - hdr_len;
 	wr->send_buf.seg_rmpp_size = IB_MGMT_RMPP_DATA;
+	if (rmpp_active) {
+		ret = ib_mad_rmpp_send_alloc(wr, hdr_len, data_len, gfp_mask);
+		if (ret) {
+			kfree(wr);
+			return ERR_PTR(ret);
+		}
+	}
 
 	wr->cqe.done = ib_mad_send_done;
 	wr->send_wr.wr.wr_cqe = &wr->cqe;
@@ -590,12 +648,18 @@ EXPORT_SYMBOL(ib_create_send_mad);
  * @send_buf: the send
  * @seg_num: the segment, from 1
  *
- * Without RMPP a send has one segment.
+ * Without RMPP a send has one segment, the data after the header in
+ * ->mad.  With RMPP, segments 1 to ->seg_count hold ->seg_size bytes each.
  *
  * Return: the data of the segment, or NULL if there is no such segment.
  */
 void *ib_get_rmpp_segment(struct ib_mad_send_buf *send_buf, int seg_num)
 {
+	struct ib_mad_send_wr_private *wr =
+		container_of(send_buf, struct ib_mad_send_wr_private, send_buf);
+
+	if (wr->rmpp_data)
+		return ib_mad_rmpp_segment(wr, seg_num);
 	if (seg_num != 1)
 		return NULL;
 	return (u8 *)send_buf->mad + send_buf->hdr_len;
@@ -614,6 +678,7 @@ void ib_free_send_mad(struct ib_mad_send_buf *send_buf)
 	wr = container_of(send_buf, struct ib_mad_send_wr_private, send_buf);
 	if (WARN_ON(wr->tracked))
 		return;
+	kvfree(wr->rmpp_data);
 	kfree(wr);
 }
 EXPORT_SYMBOL(ib_free_send_mad);
@@ -651,6 +716,9 @@ static int ib_mad_post_one(struct ib_mad_send_wr_private *wr)
 	wr->in_recv = false;
 	wr->local = local;
 	wr->check_lid = false;
+	wr->rmpp_pending = false;
+	if (wr->rmpp_data)
+		ib_mad_rmpp_send_start(wr);
 	if (!local && hdr->mgmt_class != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE &&
 	    !rdma_query_ah(buf->ah, &ah_attr) &&
 	    !(ah_attr.ah_flags & IB_AH_GRH) && ah_attr.dlid &&
@@ -770,42 +838,40 @@ static void ib_mad_timed_work(struct work_struct *work)
 			     timed_work.work);
 	struct ib_mad_send_wr_private *wr;
 	unsigned long flags;
-	int ret;
+	bool timed;
 
 	spin_lock_irqsave(&priv->lock, flags);
 	while (!list_empty(&priv->wait_list)) {
 		wr = list_first_entry(&priv->wait_list,
 				      struct ib_mad_send_wr_private,
 				      agent_list);
-		if (wr->status == IB_WC_SUCCESS && wr->awaiting &&
-		    time_before(jiffies, wr->deadline)) {
+		/* a response, or an RMPP ACK, is expected */
+		timed = wr->status == IB_WC_SUCCESS &&
+			(wr->awaiting || wr->rmpp_pending);
+		if (timed && time_before(jiffies, wr->deadline)) {
 			if (!priv->dead)
 				mod_delayed_work(ib_mad_wq, &priv->timed_work,
 						 wr->deadline - jiffies);
 			break;
 		}
-		if (wr->status == IB_WC_SUCCESS && wr->awaiting &&
-		    wr->retries_left > 0 && !priv->dead) {
-			/* resend, same TID */
+		if (timed && wr->retries_left > 0 && !priv->dead &&
+		    !ib_mad_rmpp_all_acked(wr)) {
+			/* resend, same TID; RMPP from the last ACK on */
 			wr->retries_left--;
+			if (wr->rmpp_pending)
+				ib_mad_rmpp_rewind(wr);
 			wr->posted = true;
 			list_move_tail(&wr->agent_list, &priv->send_list);
 			spin_unlock_irqrestore(&priv->lock, flags);
-			if (wr->local) {
-				queue_work(ib_mad_wq, &wr->local_work);
-			} else {
-				ret = ib_mad_post_wire(wr);
-				if (ret)
-					ib_mad_complete_send(wr,
-							     IB_WC_LOC_QP_OP_ERR);
-			}
+			ib_mad_repost(wr);
 			spin_lock_irqsave(&priv->lock, flags);
 			continue;
 		}
 		if (wr->status == IB_WC_SUCCESS)
-			wr->status = wr->awaiting ? IB_WC_RESP_TIMEOUT_ERR :
+			wr->status = timed ? IB_WC_RESP_TIMEOUT_ERR :
 				     IB_WC_SUCCESS;
 		wr->awaiting = false;
+		wr->rmpp_pending = false;
 		list_del(&wr->agent_list);
 		spin_unlock_irqrestore(&priv->lock, flags);
 		ib_mad_finish_send(wr);
@@ -858,6 +924,7 @@ int ib_modify_mad(struct ib_mad_send_buf *send_buf, u32 timeout_ms)
 	if (!timeout_ms) {
 		wr->status = IB_WC_WR_FLUSH_ERR;
 		wr->awaiting = false;
+		wr->rmpp_pending = false;
 		if (!wr->posted) {
 			/* waiting for a response: end it from the work */
 			wr->deadline = jiffies;
@@ -868,7 +935,7 @@ int ib_modify_mad(struct ib_mad_send_buf *send_buf, u32 timeout_ms)
 		}
 	} else {
 		send_buf->timeout_ms = timeout_ms;
-		if (!wr->posted && wr->awaiting) {
+		if (!wr->posted && wr->awaiting && !wr->rmpp_pending) {
 			wr->deadline = jiffies + msecs_to_jiffies(timeout_ms);
 			ib_mad_wait_insert(priv, wr);
 		}
@@ -883,8 +950,9 @@ EXPORT_SYMBOL(ib_modify_mad);
  * @mad_agent: the agent
  *
  * Stops deliveries to the agent, ends its sends with IB_WC_WR_FLUSH_ERR
- * (those still on the wire when their send completes) and waits until no
- * handler of the agent runs any more and every send was reported.
+ * (those still on the wire when their send completes), waits until no
+ * handler of the agent runs any more and every send was reported, and
+ * frees the RMPP messages it was receiving.
  *
  * Context: process context; may sleep.  Not from one of its own handlers.
  */
@@ -911,11 +979,13 @@ void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 		if (wr->status == IB_WC_SUCCESS)
 			wr->status = IB_WC_WR_FLUSH_ERR;
 		wr->awaiting = false;
+		wr->rmpp_pending = false;
 	}
 	list_for_each_entry_safe(wr, tmp, &priv->wait_list, agent_list) {
 		if (wr->status == IB_WC_SUCCESS)
 			wr->status = IB_WC_WR_FLUSH_ERR;
 		wr->awaiting = false;
+		wr->rmpp_pending = false;
 		list_move_tail(&wr->agent_list, &flushed);
 	}
 	spin_unlock_irq(&priv->lock);
@@ -928,6 +998,8 @@ void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 
 	ib_mad_agent_put(priv);
 	wait_for_completion(&priv->comp);
+	/* no receive runs any more: drop the reassemblies */
+	ib_mad_rmpp_agent_cleanup(priv);
 	kfree(priv->reg_req);
 	kfree(priv);
 }
@@ -939,14 +1011,27 @@ EXPORT_SYMBOL(ib_unregister_mad_agent);
 
 /**
  * ib_free_recv_mad - release a received MAD
- * @mad_recv_wc: what the agent's receive handler got
+ * @mad_recv_wc: what the agent's receive handler got (all the segments
+ *	of an RMPP message)
  */
 void ib_free_recv_mad(struct ib_mad_recv_wc *mad_recv_wc)
 {
+	struct ib_mad_recv_buf *buf, *tmp;
 	struct ib_mad_private *mp;
 
 	if (!mad_recv_wc)
 		return;
+	/* the other segments of a reassembled RMPP message */
+	if (mad_recv_wc->rmpp_list.next) {
+		list_for_each_entry_safe(buf, tmp, &mad_recv_wc->rmpp_list,
+					 list) {
+			if (buf == &mad_recv_wc->recv_buf)
+				continue;
+			list_del(&buf->list);
+			kfree(container_of(buf, struct ib_mad_private,
+					   recv_wc.recv_buf));
+		}
+	}
 	mp = container_of(mad_recv_wc, struct ib_mad_private, recv_wc);
 	kfree(mp);
 }
@@ -961,7 +1046,8 @@ static struct ib_mad_private *ib_mad_alloc_priv(gfp_t gfp)
 	return mp;
 }
 
-static void ib_mad_prepare_recv_wc(struct ib_mad_private *mp)
+/* A single MAD as the agent sees it: one segment on its rmpp_list. */
+void ib_mad_prepare_recv_wc(struct ib_mad_private *mp)
 {
 	mp->recv_wc.wc = &mp->wc;
 	mp->recv_wc.recv_buf.grh = &mp->buf.grh;
@@ -998,16 +1084,40 @@ ib_mad_find_request_agent(struct ib_mad_port *port,
 	return priv;
 }
 
+/*
+ * Kernel RMPP takes the MADs of its agents first: returns the MAD (or the
+ * reassembled message) to deliver, with its recv_wc prepared, or NULL.
+ */
+static struct ib_mad_private *ib_mad_recv_rmpp(struct ib_mad_agent_private *priv,
+					       struct ib_mad_private *mp)
+{
+	if (ib_mad_kernel_rmpp_agent(&priv->agent))
+		mp = ib_mad_rmpp_recv(priv, mp);
+	if (mp && !mp->recv_wc.wc)
+		ib_mad_prepare_recv_wc(mp);
+	return mp;
+}
+
 static void ib_mad_deliver_request(struct ib_mad_agent_private *priv,
 				   struct ib_mad_private *mp)
 {
-	ib_mad_prepare_recv_wc(mp);
-	priv->agent.recv_handler(&priv->agent, NULL, &mp->recv_wc);
+	mp = ib_mad_recv_rmpp(priv, mp);
+	if (mp)
+		priv->agent.recv_handler(&priv->agent, NULL, &mp->recv_wc);
 	ib_mad_agent_put(priv);
 }
 
-/* Caller holds priv->lock. */
-static struct ib_mad_send_wr_private *
+/* Whether a MAD is an active RMPP segment (or ACK, STOP, ABORT). */
+static bool ib_mad_rmpp_active(const struct ib_mad_private *mp)
+{
+	const struct ib_rmpp_mad *rmpp = (const struct ib_rmpp_mad *)mp->buf.mad;
+
+	return ib_is_mad_class_rmpp(rmpp->mad_hdr.mgmt_class) &&
+	       (rmpp->rmpp_hdr.rmpp_rtime_flags & IB_MGMT_RMPP_FLAG_ACTIVE);
+}
+
+/* The send a response answers; caller holds priv->lock. */
+struct ib_mad_send_wr_private *
 ib_mad_match_send(struct ib_mad_agent_private *priv,
 		  const struct ib_mad_private *mp)
 {
@@ -1055,20 +1165,33 @@ static void ib_mad_deliver_response(struct ib_mad_qp_info *qp_info,
 	}
 	if (!priv->agent.recv_handler)
 		goto drop;
+	mp = ib_mad_recv_rmpp(priv, mp);
+	if (!mp) {
+		ib_mad_agent_put(priv);
+		return;
+	}
 
 	spin_lock_irqsave(&priv->lock, flags);
 	wr = ib_mad_match_send(priv, mp);
+	if (!wr && !priv->dead && !ib_mad_kernel_rmpp_agent(&priv->agent) &&
+	    ib_mad_rmpp_active(mp)) {
+		/* user RMPP: the agent sees every segment, ACK, ... */
+		spin_unlock_irqrestore(&priv->lock, flags);
+		priv->agent.recv_handler(&priv->agent, NULL, &mp->recv_wc);
+		ib_mad_agent_put(priv);
+		return;
+	}
 	if (!wr || priv->dead) {
 		spin_unlock_irqrestore(&priv->lock, flags);
 		goto drop;
 	}
 	wr->awaiting = false;
+	wr->rmpp_pending = false;
 	wr->in_recv = true;
 	/* off the wait list: neither the timer nor a cancel touch it now */
 	list_move_tail(&wr->agent_list, &priv->send_list);
 	spin_unlock_irqrestore(&priv->lock, flags);
 
-	ib_mad_prepare_recv_wc(mp);
 	priv->agent.recv_handler(&priv->agent, &wr->send_buf, &mp->recv_wc);
 
 	spin_lock_irqsave(&priv->lock, flags);
@@ -1085,7 +1208,7 @@ static void ib_mad_deliver_response(struct ib_mad_qp_info *qp_info,
 
 drop:
 	ib_mad_agent_put(priv);
-	kfree(mp);
+	ib_free_recv_mad(&mp->recv_wc);
 }
 
 /*

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Private structures of the MAD layer: mad.c (ports, agents, send and
- * receive paths) and agent.c (replies the core sends itself).
+ * receive paths), mad_rmpp.c (kernel RMPP, IBA 13.6) and agent.c (replies
+ * the core sends itself).
  */
 #ifndef IB_CORE_MAD_PRIV_H
 #define IB_CORE_MAD_PRIV_H
@@ -111,6 +112,13 @@ struct ib_mad_method_table {
  * @refcount: the registration, each tracked send and each callback in
  *	progress hold one
  * @comp: completed when @refcount drops to zero
+ * @rmpp_recvs: kernel RMPP reassemblies (struct ib_rmpp_recv, mad_rmpp.c),
+ *	oldest first
+ * @rmpp_active: reassemblies on @rmpp_recvs still receiving
+ * @rmpp_done: finished reassemblies kept to answer repeated segments
+ * @rmpp_segs: segments held by the reassemblies still receiving
+ * @rmpp_work: expires reassemblies (see mad_rmpp.c)
+ * @rmpp_next: when @rmpp_work is due, while it is pending
  */
 struct ib_mad_agent_private {
 	struct ib_mad_agent	agent;
@@ -124,6 +132,13 @@ struct ib_mad_agent_private {
 	struct delayed_work	timed_work;
 	refcount_t		refcount;
 	struct completion	comp;
+	/* the rmpp_* members are protected by @lock as well */
+	struct list_head	rmpp_recvs;
+	unsigned int		rmpp_active;
+	unsigned int		rmpp_done;
+	unsigned int		rmpp_segs;
+	struct delayed_work	rmpp_work;
+	unsigned long		rmpp_next;
 };
 
 /**
@@ -149,7 +164,17 @@ struct ib_mad_agent_private {
  * @awaiting: a response is expected and has not come
  * @in_recv: its response is being delivered to the agent
  * @status: how the send ends, unless it is still IB_WC_SUCCESS
- * @mad: the MAD
+ * @rmpp_data: kernel RMPP: the data of all segments, seg_count times
+ *	seg_size bytes; NULL for a send created without RMPP
+ * @pad: kernel RMPP: unused bytes at the end of the last segment
+ * @seg_num: kernel RMPP: the segment now in @mad (0 before the first)
+ * @last_ack: kernel RMPP: the last segment the receiver acknowledged
+ * @newwin: kernel RMPP: the last segment the receiver allows (its window)
+ * @max_retries: kernel RMPP: retries after an ACK timeout, renewed by
+ *	every ACK that moves @last_ack
+ * @rmpp_pending: kernel RMPP: DATA segments not all acknowledged yet
+ * @mad: the MAD; with RMPP the header the caller writes, and the segment
+ *	being sent
  */
 struct ib_mad_send_wr_private {
 	struct list_head	agent_list;
@@ -173,6 +198,13 @@ struct ib_mad_send_wr_private {
 	bool			awaiting;
 	bool			in_recv;
 	enum ib_wc_status	status;
+	u8			*rmpp_data;
+	int			pad;
+	int			seg_num;
+	int			last_ack;
+	int			newwin;
+	int			max_retries;
+	bool			rmpp_pending;
 	u8			mad[IB_MGMT_MAD_SIZE] __aligned(8);
 };
 
@@ -203,6 +235,103 @@ struct ib_mad_private {
 
 /* mad.c */
 struct ib_mad_port *ib_mad_port_get(struct ib_device *device, u32 port_num);
+void ib_mad_prepare_recv_wc(struct ib_mad_private *mp);
+struct ib_mad_send_wr_private *
+ib_mad_match_send(struct ib_mad_agent_private *priv,
+		  const struct ib_mad_private *mp);
+void ib_mad_wait_insert(struct ib_mad_agent_private *priv,
+			struct ib_mad_send_wr_private *wr);
+void ib_mad_finish_send(struct ib_mad_send_wr_private *wr);
+void ib_mad_repost(struct ib_mad_send_wr_private *wr);
+
+/*
+ * mad_rmpp.c: kernel RMPP (IBA 13.6) for agents with
+ * ib_mad_kernel_rmpp_agent().  Sender: a send created with rmpp_active
+ * keeps its data in @rmpp_data; ib_mad_rmpp_send_start() decides at post
+ * time whether it travels as RMPP DATA segments and puts the first one in
+ * wr->mad; after each send completion ib_mad_rmpp_next_seg() puts the next
+ * one there while the receiver's window allows; an ACK timeout rewinds
+ * with ib_mad_rmpp_rewind().  Receiver: ib_mad_rmpp_recv() takes every
+ * MAD delivered to such an agent and returns what the agent gets.
+ */
+
+/* Window the receiver grants: IB_MAD_QP_RECV_SIZE / 8 segments. */
+#define IB_RMPP_WINDOW		(IB_MAD_QP_RECV_SIZE / 8)
+/* Reassemblies receiving at once per agent; a new one ends the oldest. */
+#define IB_RMPP_MAX_ACTIVE	16
+/* Finished reassemblies remembered per agent (to re-ACK repeats). */
+#define IB_RMPP_MAX_DONE	64
+/* Segments held by the reassemblies of one agent (and of one message). */
+#define IB_RMPP_MAX_SEGS	16384
+/* Segments of one send (ib_create_send_mad()). */
+#define IB_RMPP_MAX_SEND_SEGS	65536
+/* A reassembly without progress for this long is aborted. */
+#define IB_RMPP_RECV_TIMEOUT_MS	40000
+/* A finished reassembly is remembered for this long. */
+#define IB_RMPP_DONE_LINGER_MS	10000
+/* The longest wait for an ACK. */
+#define IB_RMPP_ACK_TIMEOUT_MS	2000
+
+int ib_mad_rmpp_send_alloc(struct ib_mad_send_wr_private *wr, int hdr_len,
+			   int data_len, gfp_t gfp);
+void *ib_mad_rmpp_segment(struct ib_mad_send_wr_private *wr, int seg_num);
+void ib_mad_rmpp_send_start(struct ib_mad_send_wr_private *wr);
+bool ib_mad_rmpp_next_seg(struct ib_mad_send_wr_private *wr);
+void ib_mad_rmpp_rewind(struct ib_mad_send_wr_private *wr);
+bool ib_mad_rmpp_all_acked(const struct ib_mad_send_wr_private *wr);
+unsigned long ib_mad_rmpp_ack_timeout(const struct ib_mad_send_wr_private *wr);
+struct ib_mad_private *ib_mad_rmpp_recv(struct ib_mad_agent_private *priv,
+					struct ib_mad_private *mp);
+void ib_mad_rmpp_agent_init(struct ib_mad_agent_private *priv);
+void ib_mad_rmpp_agent_cleanup(struct ib_mad_agent_private *priv);
+
+/* The arithmetic and checks of mad_rmpp.c, for the KUnit tests. */
+int ib_rmpp_seg_count(int hdr_len, int data_len, int *pad);
+u32 ib_rmpp_send_paylen(int seg_num, int seg_count, int pad);
+int ib_rmpp_recv_len(int hdr_len, int seg_count, u32 last_paylen);
+int ib_rmpp_check_data(const struct ib_rmpp_hdr *rmpp_hdr, int hdr_len);
+int ib_rmpp_check_last(int hdr_len, u32 first_paylen, int seg_count,
+		       u32 last_paylen);
+
+/**
+ * enum ib_rmpp_ack_verdict - what a sender does with an ACK
+ * @IB_RMPP_ACK_OLD: an old or repeated ACK: ignore it
+ * @IB_RMPP_ACK_MORE: progress or a larger window: send on
+ * @IB_RMPP_ACK_ALL: every segment is acknowledged
+ * @IB_RMPP_ACK_W2S: NewWindowLast below SegmentNumber: abort
+ * @IB_RMPP_ACK_S2B: SegmentNumber beyond what was sent: abort
+ */
+enum ib_rmpp_ack_verdict {
+	IB_RMPP_ACK_OLD,
+	IB_RMPP_ACK_MORE,
+	IB_RMPP_ACK_ALL,
+	IB_RMPP_ACK_W2S,
+	IB_RMPP_ACK_S2B,
+};
+
+enum ib_rmpp_ack_verdict ib_rmpp_ack_verdict(u32 seg_num, u32 newwin,
+					     int sent, int last_ack,
+					     int cur_newwin, int seg_count);
+
+/**
+ * enum ib_rmpp_seg_verdict - what a receiver does with a DATA segment
+ *	(other than the first) of a message it is reassembling
+ * @IB_RMPP_SEG_STORE: new and inside the window: keep it
+ * @IB_RMPP_SEG_REACK: already acknowledged (or the message is complete):
+ *	send the last ACK again
+ * @IB_RMPP_SEG_DUP: already held, not acknowledged yet: drop it
+ * @IB_RMPP_SEG_DROP: beyond the window: drop it
+ */
+enum ib_rmpp_seg_verdict {
+	IB_RMPP_SEG_STORE,
+	IB_RMPP_SEG_REACK,
+	IB_RMPP_SEG_DUP,
+	IB_RMPP_SEG_DROP,
+};
+
+enum ib_rmpp_seg_verdict ib_rmpp_seg_verdict(u32 seg_num, int in_order,
+					     int last_ack, int newwin,
+					     bool done);
 
 /* agent.c */
 int ib_mad_reply_agents_create(struct ib_mad_port *port);

@@ -16,10 +16,15 @@
  * status ETIMEDOUT) by read().  Opening issmN sets IB_PORT_SM in the
  * port's capability mask, closing it clears it; one opener at a time.
  *
- * RMPP: the MAD layer does no RMPP yet.  Agents may register with
- * rmpp_version 1, and a kernel-RMPP send whose data fits in one segment is
- * sent as a single-segment RMPP message; a longer one fails with
- * -EMSGSIZE.  Received MADs are always single MADs.
+ * RMPP: for an agent registered with rmpp_version 1 (and without
+ * IB_USER_MAD_USER_RMPP), a write of an RMPP class MAD with the ACTIVE flag
+ * is one RMPP message of any length: the MAD layer splits the data after
+ * the class header into segments that each repeat the header.  A received
+ * RMPP message comes reassembled: one read returns the header, the class
+ * header and all the data; its length is hdr_size + class header + total
+ * payload.  A buffer too short for it gets the header and the first
+ * segment, -ENOSPC, and the message stays queued for a bigger read.
+ * Agents doing their own RMPP send and receive raw segments.
  *
  * Device removal: the client's remove callback deletes the character
  * devices, unregisters every agent of every open file and returns; the
@@ -55,6 +60,10 @@ MODULE_LICENSE("Dual BSD/GPL");
 #define IB_UMAD_MAX_AGENTS		32
 /* Received MADs queued on one file at most; more are dropped. */
 #define IB_UMAD_MAX_RECV_LIST		4096
+/* Bytes of received MADs queued on one file at most; more are dropped. */
+#define IB_UMAD_MAX_RECV_BYTES		(64 << 20)
+/* The longest write: header and a 16 MiB RMPP message. */
+#define IB_UMAD_MAX_WRITE		(16 << 20)
 
 static dev_t umad_fixed_base = MKDEV(IB_UMAD_MAJOR, 0);
 static dev_t umad_dynamic_base;
@@ -107,12 +116,13 @@ struct umad_device {
  * struct umad_file - an open umadN
  * @mutex: protects @agent (writes), @agents_dead, @use_pkey_index,
  *	@already_used
- * @recv_lock: protects @recv_list and @recv_count
+ * @recv_lock: protects @recv_list, @recv_count and @recv_bytes
  * @send_lock: protects @send_list
  * @port: the port
  * @port_list: entry in the port's file list (under its file_mutex)
  * @recv_list: packets for read()
  * @recv_count: length of @recv_list
+ * @recv_bytes: MAD bytes on @recv_list
  * @send_list: sends in flight
  * @recv_wait: readers wait here
  * @agent: the registered agents, by id
@@ -128,6 +138,7 @@ struct umad_file {
 	struct list_head	port_list;
 	struct list_head	recv_list;
 	unsigned int		recv_count;
+	size_t			recv_bytes;
 	struct list_head	send_list;
 	wait_queue_head_t	recv_wait;
 	struct ib_mad_agent	*agent[IB_UMAD_MAX_AGENTS];
@@ -173,9 +184,10 @@ static u8 *umad_data(struct umad_packet *packet)
 	return (u8 *)packet + offsetof(struct umad_packet, mad.data);
 }
 
+/* Packets of reassembled RMPP messages can be long: kvfree() them. */
 static struct umad_packet *umad_alloc_packet(size_t data_len, gfp_t gfp)
 {
-	return kzalloc(sizeof(struct umad_packet) + data_len, gfp);
+	return kvzalloc(sizeof(struct umad_packet) + data_len, gfp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -195,11 +207,13 @@ static bool umad_queue_packet(struct umad_file *file,
 	for (id = 0; id < IB_UMAD_MAX_AGENTS; id++) {
 		if (READ_ONCE(file->agent[id]) != agent)
 			continue;
-		if (file->recv_count >= IB_UMAD_MAX_RECV_LIST)
+		if (file->recv_count >= IB_UMAD_MAX_RECV_LIST ||
+		    file->recv_bytes + packet->length > IB_UMAD_MAX_RECV_BYTES)
 			break;
 		packet->mad.hdr.id = id;
 		list_add_tail(&packet->list, &file->recv_list);
 		file->recv_count++;
+		file->recv_bytes += packet->length;
 		queued = true;
 		break;
 	}
@@ -226,7 +240,7 @@ static void umad_put_send(struct umad_file *file, struct umad_packet *packet)
 		if (umad_queue_packet(file, packet->agent, packet))
 			return;
 	}
-	kfree(packet);
+	kvfree(packet);
 }
 
 static void umad_send_handler(struct ib_mad_agent *agent,
@@ -244,6 +258,33 @@ static void umad_send_handler(struct ib_mad_agent *agent,
 	umad_put_send(file, packet);
 }
 
+/*
+ * The MAD, or the reassembled RMPP message, as read() returns it: the
+ * first segment whole, then the data after the class header of the
+ * others.  Returns false if the segments do not add up to mad_len.
+ */
+static bool umad_flatten(u8 *dst, const struct ib_mad_recv_wc *recv_wc)
+{
+	const struct ib_mad_recv_buf *seg = &recv_wc->recv_buf;
+	int left = recv_wc->mad_len, offset, n;
+
+	n = min_t(int, left, recv_wc->mad_seg_size);
+	memcpy(dst, seg->mad, n);
+	dst += n;
+	left -= n;
+	offset = ib_get_mad_data_offset(seg->mad->mad_hdr.mgmt_class);
+	while (left > 0) {
+		if (list_is_last(&seg->list, &recv_wc->rmpp_list))
+			return false;
+		seg = list_next_entry(seg, list);
+		n = min_t(int, left, recv_wc->mad_seg_size - offset);
+		memcpy(dst, (const u8 *)seg->mad + offset, n);
+		dst += n;
+		left -= n;
+	}
+	return true;
+}
+
 static void umad_recv_handler(struct ib_mad_agent *agent,
 			      struct ib_mad_send_buf *send_buf,
 			      struct ib_mad_recv_wc *recv_wc)
@@ -256,14 +297,16 @@ static void umad_recv_handler(struct ib_mad_agent *agent,
 
 	if (wc->status != IB_WC_SUCCESS)
 		goto out;
-	/* without RMPP in the MAD layer every MAD is one segment */
-	len = min_t(int, recv_wc->mad_len, recv_wc->mad_seg_size);
+	len = recv_wc->mad_len;
 	if (len <= 0)
 		goto out;
 	packet = umad_alloc_packet(len, GFP_KERNEL);
 	if (!packet)
 		goto out;
-	memcpy(umad_data(packet), recv_wc->recv_buf.mad, len);
+	if (!umad_flatten(umad_data(packet), recv_wc)) {
+		kvfree(packet);
+		goto out;
+	}
 	packet->length = len;
 
 	hdr = &packet->mad.hdr;
@@ -285,7 +328,7 @@ static void umad_recv_handler(struct ib_mad_agent *agent,
 		memcpy(hdr->gid, grh->sgid.raw, sizeof(hdr->gid));
 	}
 	if (!umad_queue_packet(file, agent, packet))
-		kfree(packet);
+		kvfree(packet);
 out:
 	ib_free_recv_mad(recv_wc);
 }
@@ -351,7 +394,7 @@ static int umad_close(struct inode *inode, struct file *filp)
 	mutex_unlock(&port->file_mutex);
 
 	list_for_each_entry_safe(packet, tmp, &file->recv_list, list)
-		kfree(packet);
+		kvfree(packet);
 	WARN_ON(!list_empty(&file->send_list));
 	mutex_destroy(&file->mutex);
 	kfree(file);
@@ -400,6 +443,7 @@ static ssize_t umad_read(struct file *filp, char __user *buf, size_t count,
 		if (packet) {
 			list_del(&packet->list);
 			file->recv_count--;
+			file->recv_bytes -= packet->length;
 		}
 		spin_unlock_irq(&file->recv_lock);
 		if (packet)
@@ -418,9 +462,10 @@ static ssize_t umad_read(struct file *filp, char __user *buf, size_t count,
 		spin_lock_irq(&file->recv_lock);
 		list_add(&packet->list, &file->recv_list);
 		file->recv_count++;
+		file->recv_bytes += packet->length;
 		spin_unlock_irq(&file->recv_lock);
 	} else {
-		kfree(packet);
+		kvfree(packet);
 	}
 	return ret;
 }
@@ -483,6 +528,21 @@ static struct ib_ah *umad_create_ah(struct umad_file *file,
 	return rdma_create_ah(agent->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 }
 
+/* The data of a kernel-RMPP message, into the segments of its send. */
+static int umad_copy_segments(struct ib_mad_send_buf *msg,
+			      const char __user *buf)
+{
+	int seg, left, n;
+
+	for (seg = 1, left = msg->data_len; left > 0;
+	     seg++, left -= n, buf += n) {
+		n = min(left, msg->seg_size);
+		if (copy_from_user(ib_get_rmpp_segment(msg, seg), buf, n))
+			return -EFAULT;
+	}
+	return 0;
+}
+
 static ssize_t umad_write(struct file *filp, const char __user *buf,
 			  size_t count, loff_t *pos)
 {
@@ -500,7 +560,7 @@ static ssize_t umad_write(struct file *filp, const char __user *buf,
 	ssize_t ret;
 
 	if (count < hdr_size + IB_MGMT_RMPP_HDR ||
-	    count > hdr_size + IB_MGMT_MAD_SIZE * 1024)
+	    count > hdr_size + IB_UMAD_MAX_WRITE)
 		return -EINVAL;
 
 	packet = umad_alloc_packet(IB_MGMT_MAD_SIZE, GFP_KERNEL);
@@ -537,32 +597,18 @@ static ssize_t umad_write(struct file *filp, const char __user *buf,
 	if (user_rmpp)
 		rmpp_active = false;
 	data_len = count - hdr_size - hdr_len;
-	if (data_len < 0) {
+	if (data_len < 0 ||
+	    (!rmpp_active && data_len > IB_MGMT_MAD_SIZE - hdr_len)) {
 		ret = -EINVAL;
 		goto err_unlock;
 	}
-	if (data_len > IB_MGMT_MAD_SIZE - hdr_len) {
-		/* multi-segment RMPP is not in the MAD layer yet */
-		ret = rmpp_active ? -EMSGSIZE : -EINVAL;
-		goto err_unlock;
-	}
+	/* the class header; the data of an RMPP message comes later */
 	if (copy_from_user(umad_data(packet) + IB_MGMT_RMPP_HDR,
 			   buf + IB_MGMT_RMPP_HDR,
-			   hdr_len + data_len - IB_MGMT_RMPP_HDR)) {
+			   hdr_len - IB_MGMT_RMPP_HDR +
+			   (rmpp_active ? 0 : data_len))) {
 		ret = -EFAULT;
 		goto err_unlock;
-	}
-	if (rmpp_active) {
-		/* one segment: what kernel RMPP would put in the header */
-		rmpp_mad->rmpp_hdr.rmpp_version = IB_MGMT_RMPP_VERSION;
-		rmpp_mad->rmpp_hdr.rmpp_type = IB_MGMT_RMPP_TYPE_DATA;
-		ib_set_rmpp_flags(&rmpp_mad->rmpp_hdr,
-				  IB_MGMT_RMPP_FLAG_ACTIVE |
-				  IB_MGMT_RMPP_FLAG_FIRST |
-				  IB_MGMT_RMPP_FLAG_LAST);
-		rmpp_mad->rmpp_hdr.seg_num = cpu_to_be32(1);
-		rmpp_mad->rmpp_hdr.paylen_newwin =
-			cpu_to_be32(hdr_len + data_len - IB_MGMT_RMPP_HDR);
 	}
 
 	/* requests carry the agent's hi_tid, by which responses find it */
@@ -581,8 +627,10 @@ static ssize_t umad_write(struct file *filp, const char __user *buf,
 	/* a short MAD is padded to a full one on the wire */
 	packet->msg = ib_create_send_mad(agent,
 					 be32_to_cpu(packet->mad.hdr.qpn),
-					 packet->mad.hdr.pkey_index, 0,
-					 hdr_len, IB_MGMT_MAD_SIZE - hdr_len,
+					 packet->mad.hdr.pkey_index,
+					 rmpp_active, hdr_len,
+					 rmpp_active ? data_len :
+					 IB_MGMT_MAD_SIZE - hdr_len,
 					 GFP_KERNEL, mad_hdr->base_version);
 	if (IS_ERR(packet->msg)) {
 		ret = PTR_ERR(packet->msg);
@@ -595,8 +643,22 @@ static ssize_t umad_write(struct file *filp, const char __user *buf,
 	packet->msg->context[0] = packet;
 	packet->agent = agent;
 	refcount_set(&packet->ref, 2);
-	memset(packet->msg->mad, 0, IB_MGMT_MAD_SIZE);
-	memcpy(packet->msg->mad, umad_data(packet), hdr_len + data_len);
+	if (rmpp_active) {
+		/*
+		 * The RMPP header is the MAD layer's: keep what
+		 * ib_create_send_mad() put there.
+		 */
+		memcpy(packet->msg->mad, umad_data(packet), IB_MGMT_MAD_HDR);
+		memcpy(packet->msg->mad + IB_MGMT_RMPP_HDR,
+		       umad_data(packet) + IB_MGMT_RMPP_HDR,
+		       hdr_len - IB_MGMT_RMPP_HDR);
+		ret = umad_copy_segments(packet->msg, buf + hdr_len);
+		if (ret)
+			goto err_msg;
+	} else {
+		memcpy(packet->msg->mad, umad_data(packet),
+		       hdr_len + data_len);
+	}
 	packet->length = IB_MGMT_MAD_HDR;
 
 	spin_lock_irq(&file->send_lock);
@@ -627,7 +689,7 @@ err_ah:
 err_unlock:
 	mutex_unlock(&file->mutex);
 err_free:
-	kfree(packet);
+	kvfree(packet);
 	return ret;
 }
 

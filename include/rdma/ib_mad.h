@@ -456,15 +456,17 @@ struct ib_mad_agent;
  * struct ib_mad_send_buf - a MAD to send, from ib_create_send_mad()
  * @next: next buffer of a chain passed to ib_post_send_mad()
  * @mad: the MAD: header followed by data, @hdr_len + @data_len bytes
- *	(rounded up to a whole MAD)
+ *	(rounded up to a whole MAD); for an RMPP send only the header, the
+ *	data is in the segments (ib_get_rmpp_segment())
  * @mad_agent: the agent that created it
  * @ah: destination, set by the caller before posting
  * @context: for the caller
  * @hdr_len: header bytes (copied into every RMPP segment)
  * @data_len: data bytes
  * @seg_count: number of RMPP segments (1 without RMPP)
- * @seg_size: data bytes per segment
- * @seg_rmpp_size: data bytes per RMPP segment
+ * @seg_size: data bytes per segment (256 - @hdr_len)
+ * @seg_rmpp_size: RMPP payload bytes per segment, counted from byte 36
+ *	(220)
  * @timeout_ms: how long to wait for a response after the send completed;
  *	0 when no response is expected
  * @retries: how many times to resend after a timeout
@@ -599,8 +601,10 @@ struct ib_mad_recv_buf {
  * struct ib_mad_recv_wc - a received MAD
  * @wc: the work completion of (the first segment of) the MAD
  * @recv_buf: the first segment
- * @rmpp_list: the segments of a reassembled RMPP message
- * @mad_len: total length of the MAD or message
+ * @rmpp_list: the segments (struct ib_mad_recv_buf) of a reassembled RMPP
+ *	message in order, @recv_buf first; only @recv_buf for a single MAD
+ * @mad_len: total length of the MAD (256), or of the RMPP message: one
+ *	class header and the data of all segments
  * @mad_seg_size: size of a segment buffer (256)
  */
 struct ib_mad_recv_wc {

@@ -8,10 +8,12 @@
 # vmlx0 itself and to the switch, ibaddr, perfquery to the local PMA,
 # sminfo failing cleanly without an SM, ibnetdiscover finding the switch
 # and both HCAs), the IsSM bit while issm0 is open, malformed writes and
-# bad ioctls with their errnos (umad_check.py), and rmmod vmlx with files
-# open and agents registered; last, one opensm sweep (-o) without static
-# LIDs brings both ports ACTIVE.  The harness fails the run on any kernel
-# warning in dmesg.
+# bad ioctls with their errnos (umad_check.py), kernel RMPP both ways
+# between two files (every byte of messages from 0 to 60000 bytes, ENOSPC
+# re-reads, malformed segments and ACKs injected by a user-RMPP agent,
+# opensm answering saquery), and rmmod vmlx with files open and agents
+# registered; last, one opensm sweep (-o) without static LIDs brings both
+# ports ACTIVE.  The harness fails the run on any kernel warning in dmesg.
 #
 # vm-run-options: --smp 2
 set -u
@@ -90,12 +92,12 @@ tap_is "ibnetdiscover: 2 CAs" "$(grep -c '^Ca' <<<"$out")" 2
 # --- issm, the ABI, removal --------------------------------------------------------
 run_py issm
 run_py abi
+run_py rmpp
 run_py remove
 tap_check "rmmod ib_umad" rmmod ib_umad
 tap_ok $([[ ! -d $mad ]]; echo $?) "class infiniband_mad gone"
 
 # --- opensm: one sweep without static LIDs ------------------------------------------
-# (no RMPP in the MAD layer yet: the SA is not exercised here)
 if command -v opensm >/dev/null; then
 	tap_check "modprobe vmlx (no static LIDs)" modprobe vmlx
 	tap_check "modprobe ib_umad" modprobe ib_umad
