@@ -13,25 +13,48 @@ show() {
 echo "=== ibstack demo: what a user of this kernel sees ==="
 echo
 show uname -r
-# No subnet manager yet: static_lids=1 makes the module assign LIDs 1, 2
-# and bring the ports ACTIVE.
-show modprobe vmlx num_hcas=2 static_lids=1
+# Four HCAs cabled to the emulated switch.  Like real hardware the ports
+# come up in INIT with no LID: a subnet manager must bring them up.
+show modprobe vmlx num_hcas=4
+show modprobe ib_umad
 show modprobe ib_uverbs
-show "lsmod | grep -E '^(Module|ib_core|ib_uverbs|vmlx)'"
-show modinfo -F filename ib_core ib_uverbs vmlx
-show ls -l /sys/class/infiniband/ /dev/infiniband/
-for dev in /sys/class/infiniband/*; do
-	show "grep -H . $dev/{node_type,node_guid,fw_ver,node_desc} $dev/ports/1/{state,lid,rate}"
+show "lsmod | grep -E '^(Module|ib_core|ib_umad|ib_uverbs|vmlx)'"
+show ls -l /sys/class/infiniband/ /sys/class/infiniband_mad/ /dev/infiniband/
+show ibstat vmlx0
+# Debian's unmodified opensm on vmlx0 port 1, through /dev/infiniband/umad0
+pg=0x$(cut -d: -f5-8 </sys/class/infiniband/vmlx0/ports/1/gids/0 | tr -d :)
+echo "# opensm -g $pg -f /tmp/opensm.log &"
+opensm -g "$pg" -f /tmp/opensm.log >/tmp/opensm.out 2>&1 &
+smpid=$!
+for _ in $(seq 60); do
+	[ "$(grep -l ACTIVE /sys/class/infiniband/*/ports/1/state | wc -l)" -eq 4 ] &&
+		break
+	sleep 1
 done
+sed 's/^/  /' /tmp/opensm.out
+echo
+show ibstat
+show ibstatus vmlx3
+show ibnetdiscover
+show iblinkinfo
+show sminfo
+lid2=$(($(cat /sys/class/infiniband/vmlx2/ports/1/lid)))
+lid3=$(($(cat /sys/class/infiniband/vmlx3/ports/1/lid)))
+show smpquery nodeinfo "$lid2"
+show saquery NR
 show rdma dev
 show rdma link
 show ibv_devices
 show ibv_devinfo -d vmlx0
-# kernel bypass: librxe drives vmlx through ib_uverbs
-show "(ibv_rc_pingpong -d vmlx1 -n 200 -s 4096 & sleep 1; ibv_rc_pingpong -d vmlx0 -n 200 -s 4096 127.0.0.1; wait)"
+# kernel bypass with the LIDs opensm assigned: librxe drives vmlx through
+# ib_uverbs
+show "(ibv_rc_pingpong -d vmlx1 -n 200 -s 4096 & sleep 1; ibv_rc_pingpong -d vmlx3 -n 200 -s 4096 127.0.0.1; wait)"
+show perfquery "$lid3" 1
 show "(ibv_rc_pingpong -d vmlx1 -n 100000000 >/dev/null 2>&1 & sleep 1; ibv_rc_pingpong -d vmlx0 -n 100000000 127.0.0.1 >/dev/null 2>&1 & sleep 3; rdma res; rdma res show qp; kill %1 %2; wait)"
 show rdma res
+kill "$smpid"
+wait "$smpid" 2>/dev/null
 show "dmesg | grep -iE 'vmlx|ib_core|infiniband' | tail -n 5"
-show rmmod ib_uverbs vmlx ib_core
+show rmmod ib_uverbs ib_umad vmlx ib_core
 show ls /sys/class/infiniband/
 echo "=== end of demo ==="

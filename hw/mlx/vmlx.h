@@ -122,6 +122,7 @@
 					 IB_PORT_SYS_IMAGE_GUID_SUP |	\
 					 IB_PORT_EXTENDED_SPEEDS_SUP |	\
 					 IB_PORT_CM_SUP |		\
+					 IB_PORT_CAP_MASK_NOTICE_SUP |	\
 					 IB_PORT_CLIENT_REG_SUP)
 
 /* Unicast and multicast LID ranges, IBA 4.1.3 and 7.11.1. */
@@ -171,6 +172,7 @@ struct vmlx_fport;
  * @xmit_mcast_packets: packets of @xmit_packets with a multicast DLID
  * @rcv_mcast_packets: packets of @rcv_packets with a multicast DLID
  * @link_downed: times the physical link left LinkUp
+ * @traps: traps the port sent to the subnet manager
  */
 struct vmlx_port_counters {
 	atomic64_t	xmit_packets;
@@ -185,6 +187,7 @@ struct vmlx_port_counters {
 	atomic64_t	xmit_mcast_packets;
 	atomic64_t	rcv_mcast_packets;
 	atomic64_t	link_downed;
+	atomic64_t	traps;
 };
 
 /**
@@ -301,6 +304,7 @@ enum vmlx_pma_counter {
  * @mkey_protect: M_KeyProtectBits
  * @subnet_timeout: SubnetTimeOut
  * @mcast_trap_supp: MulticastPKeyTrapSuppressionEnabled
+ * @trap_tid: TID of the last trap the port sent
  * @link: link settings from PortInfo
  * @guids: GUIDInfo; entry 0 is @guid, the others alias GUIDs or 0
  * @sl2vl: SLtoVLMappingTable, as on the wire
@@ -340,6 +344,7 @@ struct vmlx_port {
 	u8			mkey_protect;
 	u8			subnet_timeout;
 	u8			mcast_trap_supp;
+	u32			trap_tid;
 	struct vmlx_link	link;
 	__be64			guids[VMLX_GID_TBL_LEN];
 	u8			sl2vl[VMLX_SL2VL_BYTES];
@@ -363,6 +368,13 @@ void vmlx_fabric_uncable(struct vmlx_port *port);
 void vmlx_fabric_exit(void);
 void vmlx_fabric_static_lids(void);
 int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb);
+
+/* vmlx_trap.c */
+struct sk_buff *vmlx_smp_skb(const struct ib_smp *smp, u16 slid, u16 dlid);
+struct ib_mad_notice_attr *vmlx_trap_init(struct ib_smp *smp, u64 tid,
+					  u8 type, __be16 producer, u16 trap_num,
+					  u16 issuer_lid);
+void vmlx_port_trap_local_changes(struct vmlx_port *port);
 int vmlx_port_set_link(struct vmlx_port *port, bool up);
 void vmlx_port_event(struct vmlx_port *port, enum ib_event_type type);
 void vmlx_port_link_request(struct vmlx_port *port, u8 phys_req,

@@ -120,6 +120,7 @@ static const struct {
 	VMLX_COUNTER(xmit_mcast_packets),
 	VMLX_COUNTER(rcv_mcast_packets),
 	VMLX_COUNTER(link_downed),
+	VMLX_COUNTER(traps),
 };
 
 static int vmlx_counters_show(struct seq_file *m, void *v)

@@ -9,7 +9,8 @@
  * SubnGet/SubnSet of NodeDescription, NodeInfo, PortInfo, P_KeyTable,
  * GUIDInfo, SLtoVLMappingTable and VLArbitrationTable; it leaves SMInfo,
  * traps and responses to the agents above (IBA 14.2.5, the behaviour of
- * mlx4 and qib).  TrapRepress is consumed: the SMA sends no traps.
+ * mlx4 and qib).  TrapRepress is consumed.  A change of CapabilityMask by
+ * modify_port sends Trap 144 (vmlx_trap.c).
  *
  * One source of truth: what a SubnSet writes is struct vmlx_port, under
  * port->lock, which is what query_port, query_pkey and query_gid read and
@@ -916,6 +917,8 @@ int vmlx_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
  *	IB_PORT_RESET_QKEY_CNTR clears Q_KeyViolations
  * @props: bits to set and to clear in PortInfo:CapabilityMask
  *
+ * A change of the mask is reported to the subnet manager with Trap 144.
+ *
  * Context: process context.
  * Return: 0, or -EINVAL for an invalid port or unknown mask bits.
  */
@@ -924,6 +927,8 @@ int vmlx_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
 {
 	struct vmlx_port *port;
 	unsigned long flags;
+	bool changed;
+	u32 old;
 
 	if (!rdma_is_port_valid(ibdev, port_num) ||
 	    (mask & ~(IB_PORT_SHUTDOWN | IB_PORT_INIT_TYPE |
@@ -931,11 +936,15 @@ int vmlx_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
 		return -EINVAL;
 	port = vmlx_port(to_vmlx(ibdev), port_num);
 	spin_lock_irqsave(&port->lock, flags);
+	old = port->cap_mask;
 	port->cap_mask = (port->cap_mask | props->set_port_cap_mask) &
 			 ~props->clr_port_cap_mask;
+	changed = port->cap_mask != old;
 	if (mask & IB_PORT_RESET_QKEY_CNTR)
 		port->link.qkey_violations = 0;
 	spin_unlock_irqrestore(&port->lock, flags);
+	if (changed)
+		vmlx_port_trap_local_changes(port);
 	if (mask & IB_PORT_SHUTDOWN)
 		return vmlx_port_set_link(port, false);
 	return 0;

@@ -23,9 +23,8 @@
  * forwards by (vmlx_fabric.c).  External ports have the state machine of
  * HCA ports: INIT -> ARMED -> ACTIVE by SubnSet, DOWN retrains the link.
  * Port 0 is a base port 0: always ACTIVE, LinkUp.  When a link goes up or
- * down the switch sends Trap 128 to the subnet manager, once (it does not
- * repeat it until a TrapRepress comes; the subnet manager also finds the
- * PortStateChange bit in its sweeps).
+ * down the switch sends Trap 128 to the subnet manager (vmlx_trap.c: once;
+ * the subnet manager also finds the PortStateChange bit in its sweeps).
  *
  * Everything runs in the context of the packet's sender, under
  * rcu_read_lock(): the SMA takes only the switch's spinlock and allocates
@@ -42,15 +41,8 @@
 				 IB_PORT_EXTENDED_SPEEDS_SUP)
 #define VMLX_SW_LIFE_TIME	0x12
 
-/* Notice (IBA 14.2.5.1): generic, urgent, from a switch; Trap 128 */
-#define VMLX_NOTICE_GENERIC	0x80
-#define VMLX_NOTICE_URGENT	0x01
-#define VMLX_NOTICE_PROD_SWITCH	2
+/* Trap 128 (IBA 14.2.5.1): generic, urgent, from a switch */
 #define VMLX_TRAP_LINK_STATE	128
-#define VMLX_NOTICE_OFF_PROD	1
-#define VMLX_NOTICE_OFF_TRAP	4
-#define VMLX_NOTICE_OFF_ISSUER	6
-#define VMLX_NOTICE_OFF_DETAILS	10
 
 /* SwitchInfo byte offsets (IBA 14.2.5.4) */
 #define VMLX_SI_LFT_CAP		0
@@ -66,10 +58,6 @@
 #define VMLX_SI_FLAGS		16
 #define VMLX_SI_MFT_TOP		18
 #define VMLX_SI_PSC		BIT(2)
-
-/* An SMP on the wire: LRH, BTH, DETH and the 256-byte MAD. */
-#define VMLX_SMP_PKT_BYTES	(VMLX_LRH_BYTES + VMLX_BTH_BYTES + \
-				 VMLX_DETH_BYTES + sizeof(struct ib_smp))
 
 /**
  * vmlx_switch_init() - a switch as it comes out of reset
@@ -545,40 +533,13 @@ int vmlx_switch_sma(struct vmlx_switch *sw, u8 in, struct ib_smp *smp)
 static void vmlx_switch_smp_xmit(struct vmlx_switch *sw, u8 out,
 				 const struct ib_smp *smp, u16 dlid)
 {
-	u16 slid = READ_ONCE(sw->lid);
-	struct vmlx_lrh *lrh;
-	struct vmlx_bth *bth;
-	struct vmlx_deth *deth;
 	struct sk_buff *skb;
-	int len;
 
-	skb = alloc_skb(VMLX_SMP_PKT_BYTES + VMLX_CRC_BYTES, GFP_ATOMIC);
+	skb = vmlx_smp_skb(smp, READ_ONCE(sw->lid), dlid);
 	if (!skb) {
 		atomic64_inc(&sw->ports[out].xmit_discards);
 		return;
 	}
-	memset(skb_put(skb, VMLX_SMP_PKT_BYTES), 0, VMLX_SMP_PKT_BYTES);
-	lrh = (struct vmlx_lrh *)skb->data;
-	vmlx_lrh_set_vl(lrh, VMLX_VL_SMI);
-	vmlx_lrh_set_lnh(lrh, VMLX_LNH_IBA_LOCAL);
-	vmlx_lrh_set_dlid(lrh, dlid);
-	vmlx_lrh_set_slid(lrh, slid ? slid : VMLX_LID_PERMISSIVE);
-	vmlx_lrh_set_pktlen(lrh, (VMLX_SMP_PKT_BYTES + VMLX_ICRC_BYTES) / 4);
-	bth = (struct vmlx_bth *)(skb->data + VMLX_LRH_BYTES);
-	vmlx_bth_set_opcode(bth, VMLX_OPC_UD_SEND_ONLY);
-	vmlx_bth_set_tver(bth, VMLX_BTH_TVER);
-	vmlx_bth_set_pkey(bth, VMLX_DEFAULT_PKEY);
-	vmlx_bth_set_qpn(bth, 0);
-	deth = (struct vmlx_deth *)((u8 *)bth + VMLX_BTH_BYTES);
-	vmlx_deth_set_sqpn(deth, 0);
-	memcpy((u8 *)deth + VMLX_DETH_BYTES, smp, sizeof(*smp));
-
-	len = vmlx_pkt_finalize(skb->data, skb->len);
-	if (WARN_ON_ONCE(len < 0)) {
-		kfree_skb(skb);
-		return;
-	}
-	skb_put(skb, len - skb->len);
 	vmlx_switch_send(&sw->ports[out], skb);
 }
 
@@ -594,7 +555,8 @@ static void vmlx_switch_smp_xmit(struct vmlx_switch *sw, u8 out,
  */
 void vmlx_switch_trap_link(struct vmlx_switch *sw)
 {
-	struct ib_smp smp = {};
+	struct ib_mad_notice_attr *n;
+	struct ib_smp smp;
 	unsigned long flags;
 	u16 lid, sm_lid;
 	u8 egress;
@@ -611,18 +573,10 @@ void vmlx_switch_trap_link(struct vmlx_switch *sw)
 	if (!egress || egress > sw->num_ports)
 		return;
 
-	smp.base_version = IB_MGMT_BASE_VERSION;
-	smp.mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
-	smp.class_version = 1;
-	smp.method = IB_MGMT_METHOD_TRAP;
-	smp.tid = cpu_to_be64(tid);
-	smp.attr_id = IB_SMP_ATTR_NOTICE;
-	smp.data[0] = VMLX_NOTICE_GENERIC | VMLX_NOTICE_URGENT;
-	smp.data[VMLX_NOTICE_OFF_PROD + 2] = VMLX_NOTICE_PROD_SWITCH;
-	put_unaligned_be16(VMLX_TRAP_LINK_STATE,
-			   smp.data + VMLX_NOTICE_OFF_TRAP);
-	put_unaligned_be16(lid, smp.data + VMLX_NOTICE_OFF_ISSUER);
-	put_unaligned_be16(lid, smp.data + VMLX_NOTICE_OFF_DETAILS);
+	n = vmlx_trap_init(&smp, tid, IB_NOTICE_TYPE_URGENT,
+			   IB_NOTICE_PROD_SWITCH, VMLX_TRAP_LINK_STATE, lid);
+	/* the details of Trap 128: the switch's LID */
+	put_unaligned_be16(lid, n->details.raw_data.details);
 	atomic64_inc(&sw->traps);
 	rcu_read_lock();
 	vmlx_switch_smp_xmit(sw, egress, &smp, sm_lid);

@@ -1,0 +1,375 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM scenario: Debian's unmodified opensm brings up a fabric of four vmlx
+# HCAs behind the emulated switch, and infiniband-diags see what the
+# module was told to build.  opensm runs on vmlx0 port 1 without periodic
+# sweeps (-s 0), so after its first sweep only traps make it sweep again.
+#
+#  - Every port ACTIVE with its own LID, the SM's LID everywhere; ibstat
+#    and ibstatus agree.
+#  - ibnetdiscover: one switch with a link line per HCA, in cabling order,
+#    and each HCA's link back to it, GUIDs as in sysfs; iblinkinfo shows
+#    the links ACTIVE; smpquery nodeinfo|portinfo|pkeys|sl2vl for every
+#    node by LID and for every switch port; sminfo names vmlx0's port as
+#    master.
+#  - perfquery: a UD pingpong of N messages of S bytes moves PortXmitPkts
+#    by N and PortXmitData by N x (S + 32) / 4 on the sender, the same on
+#    the receiver's Rcv counters, once perfquery's own answer (measured
+#    by two queries back to back) is taken off.
+#  - saquery (opensm's SA over our GSI and RMPP): every node record and
+#    the path records between the HCAs.
+#  - Verbs with the LIDs opensm assigned: ibv_rc_pingpong, ib_write_bw.
+#  - A link pulled with the knob under RC traffic: both pingpongs fail
+#    with "transport retry counter exceeded", both cable ends go DOWN, the
+#    switch's trap makes opensm sweep; restored, the port is ACTIVE again
+#    (only a trap can have made opensm sweep) and traffic runs.
+#
+# The harness fails the run on any kernel warning in dmesg.
+#
+# vm-run-options: --smp 2 --timeout 600
+set -u
+here=$(dirname "$0")
+. "$here/../vm/tap.sh"
+. "$here/../vm/user.sh"
+
+ib=/sys/class/infiniband
+dbg=/sys/kernel/debug/vmlx
+nhca=4
+run=$(mktemp -d)
+smpid=
+cleanup() {
+	[[ -z $smpid ]] || kill "$smpid" 2>/dev/null
+	rm -rf "$run"
+}
+trap cleanup EXIT
+host=$(loopback_host)
+port=18600
+
+# hexguid SYSFS_GUID: 0123456789abcdef from 0123:4567:89ab:cdef
+hexguid() {
+	echo "${1//:/}"
+}
+
+# port_guid DEV: the port GUID of DEV port 1, 0123456789abcdef
+port_guid() {
+	cut -d: -f5-8 <"$ib/$1/ports/1/gids/0" | tr -d :
+}
+
+# short GUID: 2766d6c00000001 from 02766d6c00000001, as ibnetdiscover
+# and sminfo print port GUIDs
+short() {
+	printf '%x' "$((16#$1))"
+}
+
+# lid DEV: DEV port 1's LID, decimal
+lid() {
+	echo $(($(cat "$ib/$1/ports/1/lid")))
+}
+
+# all_active: 0 once every HCA port is ACTIVE (waits up to $1 s)
+all_active() {
+	local d n
+	for _ in $(seq "$1"); do
+		n=0
+		for d in $devs; do
+			[[ $(cat "$ib/$d/ports/1/state") == "4: ACTIVE" ]] &&
+				n=$((n + 1))
+		done
+		[[ $n -eq $nhca ]] && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# field TEXT NAME: the value of a "Name:.....value" line of smpquery or
+# perfquery output
+field() {
+	sed -n "s/^$2:\.*//p" <<<"$1" | head -n1
+}
+
+# counters DEV: "xmit_pkts xmit_data rcv_pkts rcv_data" of DEV port 1 by
+# perfquery, through the PMA of that port
+counters() {
+	local out
+	out=$(timeout 20 perfquery "$(lid "$1")" 1 2>&1)
+	echo "$(field "$out" PortXmitPkts) $(field "$out" PortXmitData)" \
+		"$(field "$out" PortRcvPkts) $(field "$out" PortRcvData)"
+}
+
+devs=
+for i in $(seq 0 $((nhca - 1))); do
+	devs="$devs vmlx$i"
+done
+
+tap_check "modprobe vmlx num_hcas=$nhca" modprobe vmlx num_hcas=$nhca
+tap_check "modprobe ib_umad" modprobe ib_umad
+tap_check "modprobe ib_uverbs" modprobe ib_uverbs
+before=$(rdma res show 2>&1)
+for d in $devs; do
+	tap_is "$d: INIT before any SM" "$(cat $ib/$d/ports/1/state)" "2: INIT"
+done
+
+# --- opensm sweeps the fabric -------------------------------------------------------
+pg=$(port_guid vmlx0)
+# (force_log_flush: the log is read while opensm runs)
+echo "force_log_flush TRUE" >"$run/opensm.conf"
+opensm -F "$run/opensm.conf" -g "0x$pg" -s 0 -f "$run/opensm.log" \
+	>"$run/opensm.out" 2>&1 &
+smpid=$!
+all_active 60
+tap_ok $? "opensm -g 0x$pg: all $nhca ports ACTIVE"
+for _ in $(seq 30); do
+	grep -q "SUBNET UP" "$run/opensm.log" && break
+	sleep 1
+done
+tap_like "opensm: SUBNET UP" "$(cat "$run/opensm.log")" "SUBNET UP"
+smlid=$(lid vmlx0)
+declare -A seen=()
+for d in $devs; do
+	l=$(lid "$d")
+	tap_ok $([[ $l -gt 0 && -z ${seen[$l]:-} ]]; echo $?) \
+		"$d: LID $l, its own"
+	seen[$l]=$d
+	tap_is "$d: SM LID is vmlx0's" \
+		"$(($(cat $ib/$d/ports/1/sm_lid)))" "$smlid"
+	out=$(ibstat "$d" 2>&1)
+	tap_like "ibstat $d: Active, LID $l" "$out" \
+		"State: Active.*Base lid: $l"$'\n'".*SM lid: $smlid"$'\n'
+done
+out=$(ibstatus 2>&1)
+tap_is "ibstatus: $nhca ports ACTIVE" "$(grep -c 'state:.*4: ACTIVE' <<<"$out")" \
+	"$nhca"
+
+# --- the topology -------------------------------------------------------------------
+out=$(timeout 20 smpquery -D nodeinfo 0,1 2>&1)
+swguid=$(field "$out" Guid)
+swguid=${swguid#0x}
+tap_like "the switch's node GUID" "$swguid" "^[0-9a-f]{16}$"
+swlid=$(timeout 20 smpquery -D portinfo 0,1 0 2>&1 | sed -n 's/^Lid:\.*//p')
+tap_like "the switch's LID" "$swlid" "^[1-9][0-9]*$"
+seen[$swlid]=switch
+tap_ok $([[ ${#seen[@]} -eq $((nhca + 1)) ]]; echo $?) \
+	"$((nhca + 1)) distinct LIDs"
+
+disc=$(timeout 60 ibnetdiscover 2>&1)
+tap_is "ibnetdiscover: one switch" "$(grep -c '^Switch' <<<"$disc")" 1
+tap_like "ibnetdiscover: the switch, $nhca ports, LID $swlid" "$disc" \
+	"Switch[[:space:]]+$nhca \"S-$swguid\"[^"$'\n'"]*lid $swlid "
+tap_is "ibnetdiscover: $nhca CAs" "$(grep -c '^Ca' <<<"$disc")" "$nhca"
+k=1
+for d in $devs; do
+	ng=$(hexguid "$(cat $ib/$d/node_guid)")
+	pgd=$(port_guid "$d")
+	tap_like "ibnetdiscover: switch port $k to $d" "$disc" \
+		$'\n'"\[$k\][[:space:]]+\"H-$ng\"\[1\]\($(short "$pgd") ?\)"
+	tap_like "ibnetdiscover: $d port 1 to switch port $k" "$disc" \
+		$'\n'"\[1\]\($(short "$pgd") ?\)[[:space:]]+\"S-$swguid\"\[$k\]"
+	k=$((k + 1))
+done
+[[ $TAP_FAILED -eq 0 ]] || tap_diag "$disc"
+
+out=$(timeout 60 iblinkinfo 2>&1)
+tap_is "iblinkinfo: $nhca switch links Active/LinkUp" \
+	"$(grep -Ec "^ *$swlid +[0-9]+\[  \] ==\\(.*Active/  LinkUp\\)==>" \
+		<<<"$(sed -n '/^Switch/,/^CA/p' <<<"$out")")" "$nhca"
+
+for d in $devs; do
+	l=$(lid "$d")
+	out=$(timeout 20 smpquery nodeinfo "$l" 2>&1)
+	tap_like "smpquery nodeinfo $l ($d): a CA" "$out" \
+		"NodeType:\.*Channel Adapter"
+	tap_is "smpquery nodeinfo $l: node GUID" "$(field "$out" Guid)" \
+		"0x$(hexguid "$(cat $ib/$d/node_guid)")"
+	out=$(timeout 20 smpquery portinfo "$l" 2>&1)
+	tap_is "smpquery portinfo $l: LID" "$(field "$out" Lid)" "$l"
+	tap_is "smpquery portinfo $l: Active" "$(field "$out" LinkState)" \
+		"Active"
+	out=$(timeout 20 smpquery pkeys "$l" 2>&1)
+	tap_like "smpquery pkeys $l: the default P_Key" "$out" \
+		"(^|"$'\n'") +0: 0xffff "
+	out=$(timeout 20 smpquery sl2vl "$l" 2>&1)
+	tap_like "smpquery sl2vl $l: a table" "$out" \
+		"ports: in  0, out  0: (\| 0){16}\|"
+done
+out=$(timeout 20 smpquery nodeinfo "$swlid" 2>&1)
+tap_like "smpquery nodeinfo $swlid: the switch, $nhca ports" "$out" \
+	"NodeType:\.*Switch"$'\n'"NumPorts:\.*$nhca"$'\n'
+for p in $(seq 0 $nhca); do
+	out=$(timeout 20 smpquery portinfo "$swlid" "$p" 2>&1)
+	want=Active
+	tap_is "smpquery portinfo $swlid $p: $want" \
+		"$(field "$out" LinkState)" "$want"
+done
+out=$(timeout 30 sminfo 2>&1)
+tap_like "sminfo: vmlx0's port is the master" "$out" \
+	"sm lid $smlid sm guid 0x$(short "$pg"), .*SMINFO_MASTER"
+
+# --- Trap 144: an HCA port's CapabilityMask changes --------------------------------
+# Opening issm2 sets IsSM on vmlx2 port 1; the port reports the change to
+# the SM, and again when the file is closed and the bit cleared.
+l2=$(lid vmlx2)
+trap144="Received Generic Notice type:4 num:144 .* from LID:$l2 "
+# traps144 N: wait (10 s at most) until opensm has logged N of them
+traps144() {
+	for _ in $(seq 20); do
+		[[ $(grep -Ec "$trap144" "$run/opensm.log") -ge $1 ]] && break
+		sleep 0.5
+	done
+	grep -Ec "$trap144" "$run/opensm.log"
+}
+t0=$(traps144 0)
+exec 7<>/dev/infiniband/issm2
+tap_is "issm2 open: IsSM in vmlx2's cap_mask" \
+	$(($(cat $ib/vmlx2/ports/1/cap_mask) & 2)) 2
+tap_is "opensm got Trap 144 from vmlx2 (LID $l2)" "$(traps144 $((t0 + 1)))" \
+	$((t0 + 1))
+exec 7>&-
+tap_is "issm2 closed: IsSM cleared" \
+	$(($(cat $ib/vmlx2/ports/1/cap_mask) & 2)) 0
+tap_is "opensm got a second Trap 144" "$(traps144 $((t0 + 2)))" $((t0 + 2))
+tap_is "vmlx2 counted 2 traps sent" \
+	"$(awk '$1 == "traps" { print $2 }' $dbg/vmlx2/port1/counters)" 2
+
+# --- the PMA counts what a UD pingpong sent ----------------------------------------
+n=100 s=1024 words=$(((1024 + 32) / 4))
+a0=$(counters vmlx1) b0=$(counters vmlx2)
+a1=$(counters vmlx1) b1=$(counters vmlx2)
+port=$((port + 1))
+run_pair "ibv_ud_pingpong -n $n -s $s (vmlx2 to vmlx1)" "$port" "$run" \
+	timeout 60 ibv_ud_pingpong -d vmlx1 -i 1 -p "$port" -n $n -s $s -- \
+	timeout 60 ibv_ud_pingpong -d vmlx2 -i 1 -p "$port" -n $n -s $s "$host"
+a2=$(counters vmlx1) b2=$(counters vmlx2)
+# delta_ok BEFORE MID AFTER IDX WANT: AFTER - MID == WANT + (MID - BEFORE)
+delta_ok() {
+	local b m a
+	b=$(cut -d' ' -f"$4" <<<"$1")
+	m=$(cut -d' ' -f"$4" <<<"$2")
+	a=$(cut -d' ' -f"$4" <<<"$3")
+	echo "$((a - m)) $((m - b + $5))"
+}
+for c in "1 PortXmitPkts $n" "2 PortXmitData $((n * words))" \
+	"3 PortRcvPkts $n" "4 PortRcvData $((n * words))"; do
+	read -r idx name want <<<"$c"
+	for side in "vmlx1 a" "vmlx2 b"; do
+		read -r d v <<<"$side"
+		eval "read -r got exp <<<\"\$(delta_ok \"\$${v}0\" \"\$${v}1\" \"\$${v}2\" $idx $want)\""
+		tap_is "perfquery $d: $name grew by $want (+ perfquery's own)" \
+			"$got" "$exp"
+	done
+done
+
+# --- the SA ---------------------------------------------------------------------------
+out=$(timeout 60 saquery NR 2>&1)
+tap_is "saquery NR: $((nhca + 1)) node records" \
+	"$(grep -c '^NodeRecord dump:' <<<"$out")" "$((nhca + 1))"
+for d in $devs; do
+	tap_like "saquery NR: $d" "$out" \
+		"lid\.*$(lid "$d")"$'\n'"([^N].*"$'\n'")*.*node_guid\.*0x$(hexguid "$(cat $ib/$d/node_guid)")"
+done
+[[ $TAP_FAILED -eq 0 ]] || tap_diag "$out" "$(tail -20 "$run/opensm.log")"
+la=$(lid vmlx1) lb=$(lid vmlx3)
+out=$(timeout 60 saquery PR --src-to-dst "$la:$lb" 2>&1)
+tap_like "saquery PR $la to $lb: one path" "$out" \
+	"PathRecord dump:.*"$'\n'"([^P].*"$'\n'")*[[:space:]]*dlid\.*$lb"$'\n'"[[:space:]]*slid\.*$la"
+out=$(timeout 60 saquery PR 2>&1)
+tap_is "saquery PR: a path between every two LIDs" \
+	"$(grep -c '^PathRecord dump:' <<<"$out")" "$(((nhca + 1) * (nhca + 1)))"
+
+# --- verbs with opensm's LIDs ----------------------------------------------------------
+port=$((port + 1))
+run_pair "ibv_rc_pingpong vmlx3 to vmlx0" "$port" "$run" \
+	timeout 60 ibv_rc_pingpong -d vmlx0 -i 1 -p "$port" -n 200 -- \
+	timeout 60 ibv_rc_pingpong -d vmlx3 -i 1 -p "$port" -n 200 "$host"
+port=$((port + 1))
+run_pair "ib_write_bw vmlx2 to vmlx1" "$port" "$run" \
+	timeout 90 ib_write_bw -d vmlx1 -p "$port" -n 200 -- \
+	timeout 90 ib_write_bw -d vmlx2 -p "$port" -n 200 "$host"
+tap_like "ib_write_bw: a bandwidth line" "$(cat "$run/client")" \
+	"(^|"$'\n'") 65536 +200 +[0-9.]+ +[0-9.]+"
+
+# --- a link pulled under traffic, and back ---------------------------------------------
+port=$((port + 1))
+ibv_rc_pingpong -d vmlx2 -i 1 -p "$port" -n 100000000 >"$run/server" 2>&1 &
+spid=$!
+wait_listen "$port"
+ibv_rc_pingpong -d vmlx3 -i 1 -p "$port" -n 100000000 "$host" \
+	>"$run/client" 2>&1 &
+cpid=$!
+sleep 2
+tap_ok "$(kill -0 "$cpid" && kill -0 "$spid"; echo $?)" \
+	"RC pingpong vmlx3 <-> vmlx2 running"
+sweeps0=$(grep -c "SUBNET UP" "$run/opensm.log")
+trap128="Received Generic Notice type:1 num:128 \\(Link state change\\) Producer:2 \\(Switch\\) from LID:$swlid "
+traps0=$(grep -Ec "$trap128" "$run/opensm.log")
+ibv_asyncwatch -d vmlx3 >"$run/async" 2>&1 &
+apid=$!
+for _ in $(seq 100); do
+	grep -q "async event FD" "$run/async" && break
+	sleep 0.1
+done
+echo 0 >"$dbg/vmlx3/port1/link"
+for _ in $(seq 300); do
+	kill -0 "$cpid" 2>/dev/null && kill -0 "$spid" 2>/dev/null || break
+	sleep 0.1
+done
+sleep 3
+kill -KILL "$cpid" "$spid" 2>/dev/null
+wait "$cpid"
+crc=$?
+wait "$spid"
+src=$?
+# Whichever side had a message in flight fails: its QP runs out of
+# retries.  A side waiting for the other's next message waits on, as on
+# real hardware (no QP error from a link alone), and is killed.
+retry="Failed status transport retry counter exceeded \\(12\\)"
+n12=0
+for side in "client $crc" "server $src"; do
+	read -r who rc <<<"$side"
+	tap_like "pulled link: the $who failed with status 12, or waited (rc $rc)" \
+		"$rc:$(cat "$run/$who")" "^137:$|$retry"
+	[[ $(cat "$run/$who") =~ $retry ]] && n12=$((n12 + 1))
+done
+tap_ok $((n12 == 0)) "pulled link: $n12 of the two failed with status 12"
+[[ $TAP_FAILED -eq 0 ]] || tap_diag "client: $(tail "$run/client")" \
+	"server: $(tail "$run/server")" "$(cat $dbg/vmlx3/port1/state)"
+tap_is "vmlx3: DOWN" "$(cat $ib/vmlx3/ports/1/state)" "1: DOWN"
+out=$(timeout 20 smpquery portinfo "$swlid" $nhca 2>&1)
+tap_is "switch port $nhca: Down" "$(field "$out" LinkState)" "Down"
+for _ in $(seq 30); do
+	[[ $(grep -c "SUBNET UP" "$run/opensm.log") -gt $sweeps0 ]] && break
+	sleep 1
+done
+tap_is "opensm got Trap 128 from the switch (LID $swlid)" \
+	"$(grep -Ec "$trap128" "$run/opensm.log")" $((traps0 + 1))
+tap_ok $([[ $(grep -c "SUBNET UP" "$run/opensm.log") -gt $sweeps0 ]]; echo $?) \
+	"opensm swept again after the trap"
+sweeps1=$(grep -c "SUBNET UP" "$run/opensm.log")
+echo 1 >"$dbg/vmlx3/port1/link"
+all_active 60
+tap_ok $? "link back: vmlx3 ACTIVE again (opensm swept on the trap)"
+sleep 1
+kill "$apid"
+wait "$apid" 2>/dev/null
+tap_like "ibv_asyncwatch vmlx3: PORT_ERR, then PORT_ACTIVE" "$(cat "$run/async")" \
+	"IBV_EVENT_PORT_ERR .*port 1.*IBV_EVENT_PORT_ACTIVE .*port 1"
+tap_is "opensm got a second Trap 128" \
+	"$(grep -Ec "$trap128" "$run/opensm.log")" $((traps0 + 2))
+tap_ok $([[ $(grep -c "SUBNET UP" "$run/opensm.log") -gt $sweeps1 ]]; echo $?) \
+	"opensm swept once more"
+port=$((port + 1))
+run_pair "ibv_rc_pingpong vmlx3 to vmlx2 after the link came back" "$port" \
+	"$run" timeout 60 ibv_rc_pingpong -d vmlx2 -i 1 -p "$port" -n 200 -- \
+	timeout 60 ibv_rc_pingpong -d vmlx3 -i 1 -p "$port" -n 200 "$host"
+
+tap_diag "opensm's log of the last sweeps:" \
+	"$(grep -iE "trap|notice|SUBNET UP" "$run/opensm.log" | tail -8)"
+
+# --- teardown ------------------------------------------------------------------------------
+kill "$smpid"
+wait "$smpid" 2>/dev/null
+smpid=
+tap_is "rdma res: as after modprobe" "$(rdma res show 2>&1)" "$before"
+tap_check "rmmod ib_uverbs ib_umad vmlx" rmmod ib_uverbs ib_umad vmlx
+tap_check "rmmod ib_core" rmmod ib_core
+tap_done
