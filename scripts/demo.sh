@@ -5,4 +5,4 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 echo "Booting a VM (QEMU/TCG, Debian's $(scripts/kver.sh) kernel) ..."
-exec "$repo/tests/vm/vm-run.sh" "$repo/scripts/demo-guest.sh"
+exec "$repo/tests/vm/vm-run.sh" --smp 2 --timeout 600 "$repo/scripts/demo-guest.sh"

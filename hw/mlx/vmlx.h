@@ -68,6 +68,10 @@
 #define VMLX_VENDOR_ID			0
 #define VMLX_VENDOR_PART_ID		0x766d
 #define VMLX_FW_VERSION_NUM		((0ULL << 32) | (1 << 16) | 0)
+/* sysfs hw_rev, hca_type and board_id */
+#define VMLX_HW_REV			0
+#define VMLX_HCA_TYPE			"vmlx"
+#define VMLX_BOARD_ID			"VMLX0000000001"
 
 /* Limits reported by query_device. */
 #define VMLX_MAX_QP			4096

@@ -13,6 +13,7 @@
  * (an empty GID) until a subnet manager sets alias GUIDs.
  */
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "vmlx.h"
 
@@ -177,6 +178,43 @@ static int vmlx_modify_device(struct ib_device *ibdev, int mask,
 	return 0;
 }
 
+/*
+ * The device attributes HCA drivers add to sysfs (ibstat shows hca_type
+ * as "CA type" and hw_rev as "Hardware version"; ibv_devinfo shows
+ * board_id).
+ */
+static ssize_t hw_rev_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%x\n", VMLX_HW_REV);
+}
+static DEVICE_ATTR_RO(hw_rev);
+
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", VMLX_HCA_TYPE);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t board_id_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", VMLX_BOARD_ID);
+}
+static DEVICE_ATTR_RO(board_id);
+
+static struct attribute *vmlx_dev_attrs[] = {
+	&dev_attr_hw_rev.attr,
+	&dev_attr_hca_type.attr,
+	&dev_attr_board_id.attr,
+	NULL
+};
+
+static const struct attribute_group vmlx_dev_attr_group = {
+	.attrs = vmlx_dev_attrs,
+};
+
 const struct ib_device_ops vmlx_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,
@@ -189,6 +227,7 @@ const struct ib_device_ops vmlx_dev_ops = {
 	.query_pkey = vmlx_query_pkey,
 	.query_gid = vmlx_query_gid,
 	.get_dev_fw_str = vmlx_get_fw_str,
+	.device_group = &vmlx_dev_attr_group,
 	.modify_device = vmlx_modify_device,
 	.modify_port = vmlx_modify_port,
 	.process_mad = vmlx_process_mad,

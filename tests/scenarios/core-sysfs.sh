@@ -10,7 +10,7 @@ set -u
 
 ib=/sys/class/infiniband
 
-tap_plan 24
+tap_plan 25
 
 tap_check "modprobe vmlx" modprobe vmlx
 tap_is "ib_core is ours, from updates/" \
@@ -24,6 +24,9 @@ tap_is "node_guid of vmlx1" "$(cat $ib/vmlx1/node_guid)" "0276:6d6c:0000:0010"
 tap_is "sys_image_guid" "$(cat $ib/vmlx1/sys_image_guid)" "0276:6d6c:0000:0010"
 tap_is "fw_ver" "$(cat $ib/vmlx0/fw_ver)" "0.1.0"
 tap_is "node_desc" "$(cat $ib/vmlx0/node_desc)" "vmlx software HCA"
+tap_is "driver attributes hw_rev, hca_type, board_id" \
+	"$(cat $ib/vmlx0/hw_rev $ib/vmlx0/hca_type $ib/vmlx0/board_id | xargs)" \
+	"0 vmlx VMLX0000000001"
 tap_is "a virtual device: no parent" \
 	"$(readlink -f $ib/vmlx0)" /sys/devices/virtual/infiniband/vmlx0
 

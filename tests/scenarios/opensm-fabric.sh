@@ -134,6 +134,8 @@ for d in $devs; do
 	tap_is "$d: SM LID is vmlx0's" \
 		"$(($(cat $ib/$d/ports/1/sm_lid)))" "$smlid"
 	out=$(ibstat "$d" 2>&1)
+	tap_like "ibstat $d: CA type vmlx, hardware version 0" "$out" \
+		"CA type: vmlx"$'\n'".*Hardware version: 0"$'\n'
 	tap_like "ibstat $d: Active, LID $l" "$out" \
 		"State: Active.*Base lid: $l"$'\n'".*SM lid: $smlid"$'\n'
 done
