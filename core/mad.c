@@ -35,6 +35,14 @@
  * and reassembles received segments into one ib_mad_recv_wc before the
  * agent or the response matching sees them.
  *
+ * Redirection.  ib_mad_redirect_class() moves one GSI class of a port off
+ * QP1 (IBA 13.5.3.3) onto a UD QP of its own (own CQ, Q_Key
+ * IB_MAD_REDIRECT_QKEY), which shares the receive and send paths of QP0
+ * and QP1.  QP1 then answers the class's requests itself with status
+ * 0x0002 and a ClassPortInfo naming that QP; on the redirect QP the
+ * class's MADs go through process_mad and the agents as on QP1, and other
+ * classes are dropped.
+ *
  * Lifetimes.  An agent is referenced by its registration, by every send it
  * tracks and by every callback in progress; ib_unregister_mad_agent()
  * flushes its sends and waits for all of these.
@@ -294,57 +302,24 @@ ib_mad_remove_reg(struct ib_mad_port *port, struct ib_mad_agent_private *priv)
 
 static void ib_mad_timed_work(struct work_struct *work);
 
-/**
- * ib_register_mad_agent - register a user of a port's QP0 or QP1
- * @device: the device
- * @port_num: the port
- * @qp_type: IB_QPT_SMI (QP0) or IB_QPT_GSI (QP1)
- * @mad_reg_req: the unsolicited requests the agent wants (class, version,
- *	method mask, OUI for vendor range 2), or NULL for an agent that only
- *	sends (and receives responses)
- * @rmpp_version: RMPP version the agent speaks, 0 for none
- * @send_handler: called when a send finishes
- * @recv_handler: called for received MADs; required with @mad_reg_req
- * @context: for the handlers
- * @registration_flags: IB_MAD_USER_RMPP or 0
- *
- * Two agents of a port may not claim the same method of the same class
- * and version (and OUI).  The handlers run in process context, never two
- * at a time for the same MAD but possibly concurrently for different ones.
- *
- * Context: process context.
- * Return: the agent, or ERR_PTR(-EINVAL) for bad arguments or a method
- * already claimed, -ENODEV if the port has no MAD layer, -EPROTONOSUPPORT
- * if it has no such QP, -ENOMEM.
+/*
+ * An agent on any QP of a port: QP0 and QP1 (ib_register_mad_agent()) or
+ * a redirect QP (its send-only reply agent).
  */
-struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
-					   u32 port_num,
-					   enum ib_qp_type qp_type,
-					   struct ib_mad_reg_req *mad_reg_req,
-					   u8 rmpp_version,
-					   ib_mad_send_handler send_handler,
-					   ib_mad_recv_handler recv_handler,
-					   void *context,
-					   u32 registration_flags)
+static struct ib_mad_agent *
+ib_mad_agent_create(struct ib_mad_qp_info *qp_info,
+		    struct ib_mad_reg_req *mad_reg_req, u8 rmpp_version,
+		    ib_mad_send_handler send_handler,
+		    ib_mad_recv_handler recv_handler, void *context,
+		    u32 registration_flags)
 {
+	struct ib_mad_port *port = qp_info->port;
+	struct ib_device *device = port->device;
+	u32 port_num = port->port_num;
 	struct ib_mad_method_table *spare = NULL;
 	struct ib_mad_agent_private *priv;
-	struct ib_mad_qp_info *qp_info;
-	struct ib_mad_port *port;
 	u32 hi_tid;
 	int ret;
-
-	ret = ib_mad_check_reg(qp_type, mad_reg_req, rmpp_version,
-			       send_handler, recv_handler, registration_flags);
-	if (ret)
-		return ERR_PTR(ret);
-	port = ib_mad_port_get(device, port_num);
-	if (!port)
-		return ERR_PTR(-ENODEV);
-	qp_info = &port->qp_info[qp_type == IB_QPT_SMI ? IB_MAD_QP0 :
-				 IB_MAD_QP1];
-	if (!qp_info->qp)
-		return ERR_PTR(-EPROTONOSUPPORT);
 
 	priv = kzalloc(sizeof(*priv), GFP_KERNEL);
 	if (!priv)
@@ -406,6 +381,59 @@ err_free:
 	kfree(priv->reg_req);
 	kfree(priv);
 	return ERR_PTR(ret);
+}
+
+/**
+ * ib_register_mad_agent - register a user of a port's QP0 or QP1
+ * @device: the device
+ * @port_num: the port
+ * @qp_type: IB_QPT_SMI (QP0) or IB_QPT_GSI (QP1)
+ * @mad_reg_req: the unsolicited requests the agent wants (class, version,
+ *	method mask, OUI for vendor range 2), or NULL for an agent that only
+ *	sends (and receives responses)
+ * @rmpp_version: RMPP version the agent speaks, 0 for none
+ * @send_handler: called when a send finishes
+ * @recv_handler: called for received MADs; required with @mad_reg_req
+ * @context: for the handlers
+ * @registration_flags: IB_MAD_USER_RMPP or 0
+ *
+ * Two agents of a port may not claim the same method of the same class
+ * and version (and OUI).  The handlers run in process context, never two
+ * at a time for the same MAD but possibly concurrently for different ones.
+ *
+ * Context: process context.
+ * Return: the agent, or ERR_PTR(-EINVAL) for bad arguments or a method
+ * already claimed, -ENODEV if the port has no MAD layer, -EPROTONOSUPPORT
+ * if it has no such QP, -ENOMEM.
+ */
+struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
+					   u32 port_num,
+					   enum ib_qp_type qp_type,
+					   struct ib_mad_reg_req *mad_reg_req,
+					   u8 rmpp_version,
+					   ib_mad_send_handler send_handler,
+					   ib_mad_recv_handler recv_handler,
+					   void *context,
+					   u32 registration_flags)
+{
+	struct ib_mad_qp_info *qp_info;
+	struct ib_mad_port *port;
+	int ret;
+
+	ret = ib_mad_check_reg(qp_type, mad_reg_req, rmpp_version,
+			       send_handler, recv_handler, registration_flags);
+	if (ret)
+		return ERR_PTR(ret);
+	port = ib_mad_port_get(device, port_num);
+	if (!port)
+		return ERR_PTR(-ENODEV);
+	qp_info = &port->qp_info[qp_type == IB_QPT_SMI ? IB_MAD_QP0 :
+				 IB_MAD_QP1];
+	if (!qp_info->qp)
+		return ERR_PTR(-EPROTONOSUPPORT);
+	return ib_mad_agent_create(qp_info, mad_reg_req, rmpp_version,
+				   send_handler, recv_handler, context,
+				   registration_flags);
 }
 EXPORT_SYMBOL(ib_register_mad_agent);
 
@@ -1258,7 +1286,10 @@ static void ib_mad_dispatch(struct ib_mad_qp_info *qp_info,
 	struct ib_mad *reply;
 
 	if (ib_response_mad(hdr)) {
-		ib_mad_deliver_response(qp_info, mp);
+		/* the agents that send the class's requests live on QP1 */
+		ib_mad_deliver_response(qp_info->redirect ?
+					&qp_info->port->qp_info[IB_MAD_QP1] :
+					qp_info, mp);
 		return;
 	}
 	priv = ib_mad_find_request_agent(qp_info->port, hdr);
@@ -1297,17 +1328,80 @@ static int ib_mad_process(struct ib_mad_port *port, const struct ib_wc *wc,
 	return ret;
 }
 
+/*
+ * QP1 redirection: a request of a redirected class on QP1 is answered
+ * with status 0x0002 and the redirect's ClassPortInfo.  Returns whether
+ * the MAD was taken care of.
+ */
+static bool ib_mad_redirect_recv(struct ib_mad_qp_info *qp_info,
+				 struct ib_mad_private *mp)
+{
+	struct ib_mad_port *port = qp_info->port;
+	struct ib_mad_hdr *hdr = (struct ib_mad_hdr *)mp->buf.mad;
+	struct ib_class_port_info cpi;
+	struct ib_mad_redirect *r;
+	struct ib_port_attr attr;
+	struct ib_mad *reply;
+	unsigned long flags;
+
+	if (qp_info != &port->qp_info[IB_MAD_QP1] ||
+	    hdr->mgmt_class >= IB_MAD_MAX_CLASS)
+		return false;
+	spin_lock_irqsave(&port->reg_lock, flags);
+	r = port->redirect[hdr->mgmt_class];
+	if (r)
+		cpi = r->cpi;
+	spin_unlock_irqrestore(&port->reg_lock, flags);
+	if (!r)
+		return false;
+
+	reply = kmalloc(sizeof(*reply), GFP_KERNEL);
+	if (!reply)
+		return true;
+	/* the port's LID as it is now: the SM may have changed it */
+	if (!ib_query_port(port->device, port->port_num, &attr))
+		cpi.redirect_lid = cpu_to_be16(attr.lid);
+	if (ib_mad_build_redirect((struct ib_mad *)hdr, &cpi, reply)) {
+		ib_mad_send_reply(qp_info, &mp->wc,
+				  mp->wc.wc_flags & IB_WC_GRH ?
+				  &mp->buf.grh : NULL, reply);
+		/* r may be gone by now; only count through the table */
+		spin_lock_irqsave(&port->reg_lock, flags);
+		r = port->redirect[hdr->mgmt_class];
+		if (r)
+			atomic_inc(&r->redirected);
+		spin_unlock_irqrestore(&port->reg_lock, flags);
+		kfree(reply);
+		return true;
+	}
+	kfree(reply);
+	/* Send and Trap have no response to carry a redirect */
+	return false;
+}
+
 /* A MAD from the wire: checks, directed-route rules, SMA, dispatch. */
 static void ib_mad_handle_recv(struct ib_mad_qp_info *qp_info,
 			       struct ib_mad_private *mp)
 {
 	struct ib_mad_port *port = qp_info->port;
 	struct ib_mad_hdr *hdr = (struct ib_mad_hdr *)mp->buf.mad;
+	struct ib_mad_redirect *r = qp_info->redirect;
 	const struct ib_grh *grh;
 	struct ib_mad *out;
 	int ret;
 
+	if (r) {
+		/* a redirect QP serves its class and nothing else */
+		if (mp->wc.byte_len < IB_MAD_RECV_BYTES ||
+		    hdr->mgmt_class != r->mgmt_class) {
+			atomic_inc(&r->dropped);
+			goto drop;
+		}
+		atomic_inc(&r->received);
+	}
 	if (mp->wc.byte_len < IB_MAD_RECV_BYTES || !ib_mad_valid(qp_info, hdr))
+		goto drop;
+	if (ib_mad_redirect_recv(qp_info, mp))
 		goto drop;
 	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE &&
 	    smi_ca_incoming((struct ib_smp *)hdr, port->port_num,
@@ -1490,12 +1584,14 @@ static void ib_mad_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock_irqrestore(&qp_info->recv_lock, flags);
 
 	spin_lock_irqsave(&port->reg_lock, flags);
-	if (port->stopping || wc->status != IB_WC_SUCCESS) {
+	if (port->stopping || qp_info->stopping ||
+	    wc->status != IB_WC_SUCCESS) {
 		spin_unlock_irqrestore(&port->reg_lock, flags);
 		kfree(mp);
 		return;
 	}
 	port->busy++;
+	qp_info->busy++;
 	spin_unlock_irqrestore(&port->reg_lock, flags);
 
 	/* replace the buffer before looking at the MAD */
@@ -1519,7 +1615,10 @@ static void ib_mad_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_mad_handle_recv(qp_info, mp);
 
 	spin_lock_irqsave(&port->reg_lock, flags);
-	if (!--port->busy && port->stopping)
+	port->busy--;
+	qp_info->busy--;
+	if ((!port->busy && port->stopping) ||
+	    (!qp_info->busy && qp_info->stopping))
 		wake_up_all(&port->idle);
 	spin_unlock_irqrestore(&port->reg_lock, flags);
 }
@@ -1528,12 +1627,28 @@ static void ib_mad_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 /* Ports                                                               */
 /* ------------------------------------------------------------------ */
 
+static void ib_mad_qp_free_recvs(struct ib_mad_qp_info *qi);
+
+/*
+ * Create one of the port's MAD QPs (QP0, QP1, or a redirect QP: UD with
+ * @qkey) on qi->cq, take it to RTS and fill it with receive buffers.
+ */
+static void ib_mad_qp_info_init(struct ib_mad_port *port,
+				struct ib_mad_qp_info *qi)
+{
+	qi->port = port;
+	spin_lock_init(&qi->recv_lock);
+	INIT_LIST_HEAD(&qi->recv_list);
+	spin_lock_init(&qi->send_lock);
+	INIT_LIST_HEAD(&qi->overflow_list);
+}
+
 static int ib_mad_qp_open(struct ib_mad_port *port, struct ib_mad_qp_info *qi,
-			  enum ib_qp_type type)
+			  enum ib_qp_type type, u32 qkey)
 {
 	struct ib_qp_init_attr init = {
-		.send_cq = port->cq,
-		.recv_cq = port->cq,
+		.send_cq = qi->cq,
+		.recv_cq = qi->cq,
 		.sq_sig_type = IB_SIGNAL_ALL_WR,
 		.qp_type = type,
 		.port_num = port->port_num,
@@ -1557,9 +1672,11 @@ static int ib_mad_qp_open(struct ib_mad_port *port, struct ib_mad_qp_info *qi,
 	}
 	attr.qp_state = IB_QPS_INIT;
 	attr.pkey_index = 0;
-	attr.qkey = type == IB_QPT_GSI ? IB_QP1_QKEY : 0;
+	attr.qkey = qkey;
+	attr.port_num = port->port_num;
 	ret = ib_modify_qp(qi->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_QKEY);
+			   IB_QP_QKEY |
+			   (type == IB_QPT_UD ? IB_QP_PORT : 0));
 	if (ret)
 		goto err_destroy;
 	attr.qp_state = IB_QPS_RTR;
@@ -1589,8 +1706,10 @@ static int ib_mad_qp_open(struct ib_mad_port *port, struct ib_mad_qp_info *qi,
 	return 0;
 
 err_destroy:
+	/* never out of RESET..RTS: no completion comes for the buffers */
 	ib_destroy_qp(qi->qp);
 	qi->qp = NULL;
+	ib_mad_qp_free_recvs(qi);
 	return ret;
 }
 
@@ -1607,10 +1726,345 @@ static void ib_mad_qp_free_recvs(struct ib_mad_qp_info *qi)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* QP1 redirection (IBA 13.5.3.3)                                      */
+/* ------------------------------------------------------------------ */
+
+/**
+ * ib_mad_redirect_cpi_offset - where a class's MADs carry ClassPortInfo
+ * @mgmt_class: the class
+ *
+ * The data offset of the class: byte 64 for the classes whose header has
+ * a 40-byte class part (PMA, BM, CC) besides those of
+ * ib_get_mad_data_offset().
+ *
+ * Return: the offset in bytes.
+ */
+int ib_mad_redirect_cpi_offset(u8 mgmt_class)
+{
+	if (mgmt_class == IB_MGMT_CLASS_PERF_MGMT ||
+	    mgmt_class == IB_MGMT_CLASS_BM ||
+	    mgmt_class == IB_MGMT_CLASS_CONG_MGMT)
+		return IB_MGMT_DEVICE_HDR;
+	return ib_get_mad_data_offset(mgmt_class);
+}
+EXPORT_SYMBOL_GPL(ib_mad_redirect_cpi_offset);
+
+/**
+ * ib_mad_build_redirect - the answer to a request of a redirected class
+ * @in: the request
+ * @cpi: the ClassPortInfo that names the redirect QP
+ * @out: the answer: the request's header with the response method
+ *	(GetResp for Get and Set), status 0x0002 and @cpi as the data
+ *
+ * Return: true, or false for a MAD that gets no such answer: a response,
+ * or a Send or Trap (methods without a response that could carry it).
+ */
+bool ib_mad_build_redirect(const struct ib_mad *in,
+			   const struct ib_class_port_info *cpi,
+			   struct ib_mad *out)
+{
+	u8 method = in->mad_hdr.method;
+
+	if (ib_response_mad(&in->mad_hdr) || method == IB_MGMT_METHOD_SEND ||
+	    method == IB_MGMT_METHOD_TRAP)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->mad_hdr = in->mad_hdr;
+	out->mad_hdr.method = method == IB_MGMT_METHOD_SET ?
+			      IB_MGMT_METHOD_GET_RESP :
+			      method | IB_MGMT_METHOD_RESP;
+	out->mad_hdr.status = cpu_to_be16(IB_MGMT_MAD_STATUS_REDIRECT_REQD);
+	memcpy((u8 *)out + ib_mad_redirect_cpi_offset(in->mad_hdr.mgmt_class),
+	       cpi, sizeof(*cpi));
+	return true;
+}
+EXPORT_SYMBOL_GPL(ib_mad_build_redirect);
+
+/* The end of a reply sent from a redirect QP. */
+static void ib_mad_redirect_reply_sent(struct ib_mad_agent *agent,
+				       struct ib_mad_send_wc *wc)
+{
+	rdma_destroy_ah(wc->send_buf->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	ib_free_send_mad(wc->send_buf);
+}
+
+/*
+ * The class's own ClassPortInfo, as the device's process_mad answers a
+ * Get of it (versions, capabilities, response time, trap fields), with
+ * the redirect fields naming @r's QP.  RedirectLID is filled in per
+ * answer.
+ */
+static void ib_mad_redirect_make_cpi(struct ib_mad_port *port,
+				     struct ib_mad_redirect *r)
+{
+	struct ib_class_port_info *cpi = &r->cpi;
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.qp = port->qp_info[IB_MAD_QP1].qp,
+		.src_qp = 1,
+		.port_num = port->port_num,
+	};
+	int off = ib_mad_redirect_cpi_offset(r->mgmt_class);
+	struct ib_mad *in;
+	int ret;
+
+	memset(cpi, 0, sizeof(*cpi));
+	cpi->base_version = IB_MGMT_BASE_VERSION;
+	cpi->class_version = 1;
+	in = kzalloc(2 * sizeof(*in), GFP_KERNEL);
+	if (in) {
+		in->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+		in->mad_hdr.mgmt_class = r->mgmt_class;
+		in->mad_hdr.class_version =
+			r->mgmt_class == IB_MGMT_CLASS_SUBN_ADM ? 2 : 1;
+		in->mad_hdr.method = IB_MGMT_METHOD_GET;
+		in->mad_hdr.attr_id = IB_MGMT_CLASSPORTINFO_ATTR_ID;
+		ret = ib_mad_process(port, &wc, NULL, in, in + 1);
+		if ((ret & IB_MAD_RESULT_SUCCESS) &&
+		    (ret & IB_MAD_RESULT_REPLY) && !in[1].mad_hdr.status &&
+		    in[1].mad_hdr.method == IB_MGMT_METHOD_GET_RESP)
+			memcpy(cpi, (u8 *)(in + 1) + off, sizeof(*cpi));
+		kfree(in);
+	}
+	memset(cpi->redirect_gid, 0, sizeof(cpi->redirect_gid));
+	cpi->redirect_tcslfl = 0;	/* SL 0 */
+	cpi->redirect_lid = 0;
+	cpi->redirect_pkey = cpu_to_be16(IB_DEFAULT_PKEY_FULL);
+	cpi->redirect_qp = cpu_to_be32(r->qp_info.qp->qp_num & 0xffffff);
+	cpi->redirect_qkey = cpu_to_be32(IB_MAD_REDIRECT_QKEY);
+}
+
+/*
+ * Stop and free a redirect: QP1 answers the class itself again, the
+ * redirect QP's receives end, its replies on the wire complete, then the
+ * QP, CQ and buffers go.  Caller holds port->redirect_mutex.
+ */
+static void ib_mad_redirect_destroy(struct ib_mad_redirect *r)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_mad_qp_info *qi = &r->qp_info;
+	struct ib_mad_port *port = qi->port;
+
+	lockdep_assert_held(&port->redirect_mutex);
+	spin_lock_irq(&port->reg_lock);
+	if (port->redirect[r->mgmt_class] == r)
+		port->redirect[r->mgmt_class] = NULL;
+	qi->stopping = true;
+	spin_unlock_irq(&port->reg_lock);
+	wait_event(port->idle, !READ_ONCE(qi->busy));
+
+	if (qi->reply_agent)
+		ib_unregister_mad_agent(qi->reply_agent);
+	if (qi->qp) {
+		ib_modify_qp(qi->qp, &attr, IB_QP_STATE);
+		ib_destroy_qp(qi->qp);
+	}
+	ib_free_cq(qi->cq);
+	ib_mad_qp_free_recvs(qi);
+	kfree(r);
+}
+
+static bool ib_mad_redirect_class_ok(u8 mgmt_class)
+{
+	return mgmt_class && mgmt_class < IB_MAD_MAX_CLASS &&
+	       mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED;
+}
+
+/* The port of a redirect call, or NULL; with its redirect_mutex held. */
+static struct ib_mad_port *ib_mad_redirect_lock(struct ib_device *device,
+						u32 port_num)
+{
+	struct ib_mad_port *port = ib_mad_port_get(device, port_num);
+
+	if (!port || !port->qp_info[IB_MAD_QP1].qp)
+		return NULL;
+	mutex_lock(&port->redirect_mutex);
+	if (port->redirect_closed) {
+		mutex_unlock(&port->redirect_mutex);
+		return NULL;
+	}
+	return port;
+}
+
+/**
+ * ib_mad_redirect_class - move a GSI class of a port off QP1
+ * @device: the device
+ * @port_num: the port
+ * @mgmt_class: a GSI management class (not 0x01 or 0x81)
+ *
+ * Creates a UD QP for the class (with its own CQ and receive buffers, and
+ * Q_Key IB_MAD_REDIRECT_QKEY) and redirects the class there (IBA
+ * 13.5.3.3): from now on every request of @mgmt_class that arrives on
+ * QP1 of the port, except Send and Trap, is answered by the MAD layer with
+ * the response method, status 0x0002 (redirect) and a ClassPortInfo whose
+ * RedirectLID is the port's LID, RedirectQP the new QP, RedirectQ_Key
+ * IB_MAD_REDIRECT_QKEY, RedirectP_Key 0xFFFF and RedirectSL 0; its other
+ * fields are those of the class's own ClassPortInfo if the device's
+ * process_mad answers one, else zero.
+ *
+ * MADs of @mgmt_class arriving on the new QP are handled as on QP1: the
+ * device's process_mad first (its replies and the "unsupported" answers
+ * are sent from the new QP to the requester's LID and QP, with the Q_Key
+ * of the QP, which is the requester's), then the agents registered on QP1
+ * for the class (their answers leave from QP1).  MADs of other classes
+ * arriving on it are dropped and counted (ib_mad_query_redirect()).
+ *
+ * The redirect lasts until ib_mad_unredirect_class() or the removal of
+ * the device.  The caller must be a client of @device whose remove
+ * callback has not returned.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINVAL for a class that cannot be redirected; -ENODEV for
+ * a port without a MAD layer (or no QP1); -EBUSY if the class is already
+ * redirected; -ENOMEM or the driver's error creating the QP.
+ */
+int ib_mad_redirect_class(struct ib_device *device, u32 port_num,
+			  u8 mgmt_class)
+{
+	struct ib_mad_agent *agent;
+	struct ib_mad_redirect *r;
+	struct ib_mad_port *port;
+	int ret;
+
+	if (!ib_mad_redirect_class_ok(mgmt_class))
+		return -EINVAL;
+	port = ib_mad_redirect_lock(device, port_num);
+	if (!port)
+		return -ENODEV;
+	if (port->redirect[mgmt_class]) {
+		ret = -EBUSY;
+		goto out;
+	}
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	r->mgmt_class = mgmt_class;
+	ib_mad_qp_info_init(port, &r->qp_info);
+	r->qp_info.redirect = r;
+	r->qp_info.cq = ib_alloc_cq(device, r,
+				    IB_MAD_QP_SEND_SIZE + IB_MAD_QP_RECV_SIZE,
+				    0, IB_POLL_UNBOUND_WORKQUEUE);
+	if (IS_ERR(r->qp_info.cq)) {
+		ret = PTR_ERR(r->qp_info.cq);
+		goto err_free;
+	}
+	ret = ib_mad_qp_open(port, &r->qp_info, IB_QPT_UD,
+			     IB_MAD_REDIRECT_QKEY);
+	if (ret)
+		goto err_destroy;
+	agent = ib_mad_agent_create(&r->qp_info, NULL, 0,
+				    ib_mad_redirect_reply_sent, NULL, NULL, 0);
+	if (IS_ERR(agent)) {
+		ret = PTR_ERR(agent);
+		goto err_destroy;
+	}
+	r->qp_info.reply_agent = agent;
+	ib_mad_redirect_make_cpi(port, r);
+
+	spin_lock_irq(&port->reg_lock);
+	port->redirect[mgmt_class] = r;
+	spin_unlock_irq(&port->reg_lock);
+	ret = 0;
+	goto out;
+
+err_free:
+	kfree(r);
+	goto out;
+err_destroy:
+	/* frees r */
+	ib_mad_redirect_destroy(r);
+out:
+	mutex_unlock(&port->redirect_mutex);
+	return ret;
+}
+EXPORT_SYMBOL(ib_mad_redirect_class);
+
+/**
+ * ib_mad_unredirect_class - end the redirect of a class
+ * @device: the device
+ * @port_num: the port
+ * @mgmt_class: the class given to ib_mad_redirect_class()
+ *
+ * QP1 handles the class again.  Waits until the redirect QP's MADs being
+ * processed are done and its replies have left, then destroys it.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINVAL for a class that cannot be redirected; -ENODEV for
+ * a port without a MAD layer; -ENOENT if the class is not redirected.
+ */
+int ib_mad_unredirect_class(struct ib_device *device, u32 port_num,
+			    u8 mgmt_class)
+{
+	struct ib_mad_port *port;
+	int ret = -ENOENT;
+
+	if (!ib_mad_redirect_class_ok(mgmt_class))
+		return -EINVAL;
+	port = ib_mad_redirect_lock(device, port_num);
+	if (!port)
+		return -ENODEV;
+	if (port->redirect[mgmt_class]) {
+		ib_mad_redirect_destroy(port->redirect[mgmt_class]);
+		ret = 0;
+	}
+	mutex_unlock(&port->redirect_mutex);
+	return ret;
+}
+EXPORT_SYMBOL(ib_mad_unredirect_class);
+
+/**
+ * ib_mad_query_redirect - the state of a redirected class
+ * @device: the device
+ * @port_num: the port
+ * @mgmt_class: the class
+ * @attr: filled in: the redirect QP, its Q_Key and counters
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINVAL for a class that cannot be redirected; -ENODEV for
+ * a port without a MAD layer; -ENOENT if the class is not redirected.
+ */
+int ib_mad_query_redirect(struct ib_device *device, u32 port_num,
+			  u8 mgmt_class, struct ib_mad_redirect_attr *attr)
+{
+	struct ib_mad_redirect *r;
+	struct ib_mad_port *port;
+	int ret = -ENOENT;
+
+	if (!ib_mad_redirect_class_ok(mgmt_class))
+		return -EINVAL;
+	port = ib_mad_redirect_lock(device, port_num);
+	if (!port)
+		return -ENODEV;
+	r = port->redirect[mgmt_class];
+	if (r) {
+		attr->qp_num = r->qp_info.qp->qp_num;
+		attr->qkey = IB_MAD_REDIRECT_QKEY;
+		attr->redirected = atomic_read(&r->redirected);
+		attr->received = atomic_read(&r->received);
+		attr->dropped = atomic_read(&r->dropped);
+		ret = 0;
+	}
+	mutex_unlock(&port->redirect_mutex);
+	return ret;
+}
+EXPORT_SYMBOL(ib_mad_query_redirect);
+
 static void ib_mad_port_close(struct ib_mad_port *port)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	int i;
+
+	/* the redirect QPs first: their MADs may go to QP1's agents */
+	mutex_lock(&port->redirect_mutex);
+	port->redirect_closed = true;
+	for (i = 0; i < IB_MAD_MAX_CLASS; i++)
+		if (port->redirect[i])
+			ib_mad_redirect_destroy(port->redirect[i]);
+	mutex_unlock(&port->redirect_mutex);
 
 	/* no more receive processing, and wait for what is in progress */
 	spin_lock_irq(&port->reg_lock);
@@ -1648,13 +2102,9 @@ static int ib_mad_port_open(struct ib_device *device, struct ib_mad_port *port,
 	spin_lock_init(&port->reg_lock);
 	INIT_LIST_HEAD(&port->class_list);
 	init_waitqueue_head(&port->idle);
-	for (i = 0; i < IB_MAD_QPS; i++) {
-		port->qp_info[i].port = port;
-		spin_lock_init(&port->qp_info[i].recv_lock);
-		INIT_LIST_HEAD(&port->qp_info[i].recv_list);
-		spin_lock_init(&port->qp_info[i].send_lock);
-		INIT_LIST_HEAD(&port->qp_info[i].overflow_list);
-	}
+	mutex_init(&port->redirect_mutex);
+	for (i = 0; i < IB_MAD_QPS; i++)
+		ib_mad_qp_info_init(port, &port->qp_info[i]);
 
 	port->pd = ib_alloc_pd(device, 0);
 	if (IS_ERR(port->pd))
@@ -1666,14 +2116,17 @@ static int ib_mad_port_open(struct ib_device *device, struct ib_mad_port *port,
 		ret = PTR_ERR(port->cq);
 		goto err_pd;
 	}
+	for (i = 0; i < IB_MAD_QPS; i++)
+		port->qp_info[i].cq = port->cq;
 	port->device = device;
 	if (imm->core_cap_flags & RDMA_CORE_CAP_IB_SMI) {
 		ret = ib_mad_qp_open(port, &port->qp_info[IB_MAD_QP0],
-				     IB_QPT_SMI);
+				     IB_QPT_SMI, 0);
 		if (ret)
 			goto err_close;
 	}
-	ret = ib_mad_qp_open(port, &port->qp_info[IB_MAD_QP1], IB_QPT_GSI);
+	ret = ib_mad_qp_open(port, &port->qp_info[IB_MAD_QP1], IB_QPT_GSI,
+			     IB_QP1_QKEY);
 	if (ret)
 		goto err_close;
 	return 0;

@@ -8,6 +8,7 @@
 #define IB_CORE_MAD_PRIV_H
 
 #include <linux/completion.h>
+#include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -27,11 +28,16 @@ enum {
 };
 
 struct ib_mad_port;
+struct ib_mad_redirect;
 
 /**
- * struct ib_mad_qp_info - QP0 or QP1 of a port
+ * struct ib_mad_qp_info - QP0, QP1 or a redirect QP of a port
  * @port: its port
  * @qp: the QP, NULL if the port has no such QP
+ * @cq: the CQ of @qp (the port's, or the redirect's own)
+ * @redirect: the redirect this QP serves, NULL for QP0 and QP1
+ * @stopping: the QP is going away: receive buffers are not reposted
+ * @busy: receive completions of @qp being processed
  * @recv_lock: see below
  * @recv_list: receive buffers posted on @qp (struct ib_mad_private)
  * @send_lock: see below
@@ -42,6 +48,11 @@ struct ib_mad_port;
 struct ib_mad_qp_info {
 	struct ib_mad_port	*port;
 	struct ib_qp		*qp;
+	struct ib_cq		*cq;
+	struct ib_mad_redirect	*redirect;
+	/* stopping and busy are protected by the port's reg_lock */
+	bool			stopping;
+	int			busy;
 	/* protects recv_list */
 	spinlock_t		recv_lock;
 	struct list_head	recv_list;
@@ -63,7 +74,11 @@ struct ib_mad_qp_info {
  * @class_list: struct ib_mad_method_table of the registered requests
  * @stopping: the port is going away: receive buffers are not reposted
  * @busy: receive completions being processed
- * @idle: woken when @busy drops to zero while @stopping
+ * @idle: woken when @busy drops to zero while @stopping (or a QP's busy
+ *	while it is stopping)
+ * @redirect_mutex: see below
+ * @redirect: the redirected GSI classes, by class (QP1 redirection)
+ * @redirect_closed: the port is closing: no new redirects
  */
 struct ib_mad_port {
 	struct ib_device	*device;
@@ -77,6 +92,33 @@ struct ib_mad_port {
 	bool			stopping;
 	int			busy;
 	wait_queue_head_t	idle;
+	/*
+	 * serialises redirecting and unredirecting (creating and destroying
+	 * the redirect QPs) and protects redirect_closed; the redirect[]
+	 * entries are written under it and reg_lock, read under either
+	 */
+	struct mutex		redirect_mutex;
+	struct ib_mad_redirect	*redirect[IB_MAD_MAX_CLASS];
+	bool			redirect_closed;
+};
+
+/**
+ * struct ib_mad_redirect - a GSI class of a port moved off QP1
+ *	(IBA 13.5.3.3), see ib_mad_redirect_class()
+ * @qp_info: the redirect QP, a UD QP with Q_Key IB_MAD_REDIRECT_QKEY
+ * @mgmt_class: the class
+ * @cpi: the ClassPortInfo QP1 answers with, RedirectLID still zero
+ * @redirected: requests on QP1 answered with status 0x0002
+ * @received: MADs of @mgmt_class received on the redirect QP
+ * @dropped: MADs of other classes (or malformed) dropped on it
+ */
+struct ib_mad_redirect {
+	struct ib_mad_qp_info	qp_info;
+	u8			mgmt_class;
+	struct ib_class_port_info cpi;
+	atomic_t		redirected;
+	atomic_t		received;
+	atomic_t		dropped;
 };
 
 /**
@@ -243,6 +285,10 @@ void ib_mad_wait_insert(struct ib_mad_agent_private *priv,
 			struct ib_mad_send_wr_private *wr);
 void ib_mad_finish_send(struct ib_mad_send_wr_private *wr);
 void ib_mad_repost(struct ib_mad_send_wr_private *wr);
+int ib_mad_redirect_cpi_offset(u8 mgmt_class);
+bool ib_mad_build_redirect(const struct ib_mad *in,
+			   const struct ib_class_port_info *cpi,
+			   struct ib_mad *out);
 
 /*
  * mad_rmpp.c: kernel RMPP (IBA 13.6) for agents with

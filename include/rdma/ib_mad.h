@@ -668,4 +668,34 @@ void *ib_get_rmpp_segment(struct ib_mad_send_buf *send_buf, int seg_num);
 void ib_free_send_mad(struct ib_mad_send_buf *send_buf);
 int ib_mad_kernel_rmpp_agent(const struct ib_mad_agent *agent);
 
+/*
+ * QP1 redirection (IBA 13.5.3.3): the Q_Key of a redirect QP.  It is the
+ * GSI Q_Key: a requester follows a redirect from its own QP1 (libibmad
+ * through umad does), and QP1 can only send with its own Q_Key.
+ */
+#define IB_MAD_REDIRECT_QKEY	IB_QP1_QKEY
+
+/**
+ * struct ib_mad_redirect_attr - the state of a redirected class
+ * @qp_num: the redirect QP
+ * @qkey: its Q_Key
+ * @redirected: requests on QP1 answered with status 0x0002
+ * @received: MADs of the class received on the redirect QP
+ * @dropped: MADs of other classes (or malformed ones) it dropped
+ */
+struct ib_mad_redirect_attr {
+	u32	qp_num;
+	u32	qkey;
+	u32	redirected;
+	u32	received;
+	u32	dropped;
+};
+
+int ib_mad_redirect_class(struct ib_device *device, u32 port_num,
+			  u8 mgmt_class);
+int ib_mad_unredirect_class(struct ib_device *device, u32 port_num,
+			    u8 mgmt_class);
+int ib_mad_query_redirect(struct ib_device *device, u32 port_num,
+			  u8 mgmt_class, struct ib_mad_redirect_attr *attr);
+
 #endif /* IB_MAD_H */

@@ -19,6 +19,11 @@
  *   fuzz        malformed and unclaimed MADs from a UD QP to vmlx0's QP1
  *   smp         directed-route SubnGet(NodeInfo) with hop count 0 (this
  *               node's SMA) and 1 (the switch), if vmlx has process_mad
+ *
+ * "mad redirect DEV PORT CLASS on|off|check [ERRNO]" redirects a GSI class
+ * of a port off QP1 (ib_mad_redirect_class()), ends that, or checks it
+ * from a UD QP of the other device (vm_redirect_check()); with ERRNO the
+ * call must fail with it.
  */
 #include <linux/jiffies.h>
 #include <linux/slab.h>
@@ -941,6 +946,290 @@ static void vm_case_smp(struct vt_run *run)
 	vm_unregister(&s);
 }
 
+/* ------------------------------------------------------------------ */
+/* redirect: QP1 redirection of a GSI class (ib_mad_redirect_class())   */
+/* ------------------------------------------------------------------ */
+
+#define VM_RD_SLOTS		8
+#define VM_RD_BAD_QKEY		0x12345678
+#define VM_PMA_PORT_COUNTERS	0x0012
+
+static const char * const vm_errnos[] = {
+	[EINVAL] = "EINVAL", [EBUSY] = "EBUSY", [ENODEV] = "ENODEV",
+	[ENOENT] = "ENOENT",
+};
+
+/* A made-up request of @mgmt_class in slot @i: PMA Get(PortCounters). */
+static struct ib_mad *vm_rd_mad(struct vt_buf *b, int i, u8 mgmt_class,
+				u64 tid, u8 port)
+{
+	struct ib_mad *mad = (struct ib_mad *)(b->va + i * VM_FUZZ_SLOT);
+
+	memset(mad, 0, sizeof(*mad));
+	mad->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+	mad->mad_hdr.mgmt_class = mgmt_class;
+	mad->mad_hdr.class_version = 1;
+	mad->mad_hdr.method = IB_MGMT_METHOD_GET;
+	mad->mad_hdr.tid = cpu_to_be64(tid);
+	mad->mad_hdr.attr_id = cpu_to_be16(VM_PMA_PORT_COUNTERS);
+	/* PortCounters:PortSelect */
+	((u8 *)mad)[IB_MGMT_DEVICE_HDR + 1] = port;
+	return mad;
+}
+
+/*
+ * Send slot @i from the UD QP to @dqpn at @ah with @qkey; wait for the
+ * send completion and for an answer for up to @ms.  Returns the answer
+ * (in its receive slot) or NULL; *src_qp is the answering QP.
+ */
+static struct ib_mad *vm_rd_ask(struct vt_run *run, struct vt_qp *q,
+				struct vt_buf *b, int i, struct ib_ah *ah,
+				u32 dqpn, u32 qkey, unsigned int ms,
+				u32 *src_qp)
+{
+	struct ib_sge sge = {
+		.addr = b->dma + i * VM_FUZZ_SLOT,
+		.length = IB_MGMT_MAD_SIZE,
+		.lkey = q->side->pd->local_dma_lkey,
+	};
+	struct ib_ud_wr wr = {
+		.wr = {
+			.wr_id = i,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.ah = ah,
+		.remote_qpn = dqpn,
+		.remote_qkey = qkey,
+	};
+	int slot = VM_RD_SLOTS + i;
+	struct ib_wc wc;
+	int ret;
+
+	ret = vt_post_recv(q, slot, b->dma + slot * VM_FUZZ_SLOT,
+			   VM_FUZZ_SLOT, q->side->pd->local_dma_lkey);
+	if (!ret)
+		ret = ib_post_send(q->qp, &wr.wr, NULL);
+	if (ret) {
+		vt_why(run, "post: %d", ret);
+		return NULL;
+	}
+	if (vt_poll(run, &q->scq, &wc, 5000) != 1 ||
+	    wc.status != IB_WC_SUCCESS) {
+		vt_why(run, "no send completion");
+		return NULL;
+	}
+	if (vt_poll(run, &q->rcq, &wc, ms) != 1)
+		return NULL;
+	if (wc.status != IB_WC_SUCCESS || wc.wr_id != slot) {
+		vt_why(run, "receive completion %llu status %d", wc.wr_id,
+		       wc.status);
+		return NULL;
+	}
+	*src_qp = wc.src_qp;
+	return (struct ib_mad *)(b->va + slot * VM_FUZZ_SLOT + VT_GRH_BYTES);
+}
+
+/*
+ * "redirect DEV PORT CLASS check": from a UD QP on the other device (its
+ * Q_Key the GSI one, like a requester's QP1), a Get of CLASS to QP1 gets
+ * status 0x0002 with a ClassPortInfo naming the redirect QP; the same Get
+ * to the redirect QP gets a real answer from it; a Get of another class,
+ * an SMP and the Get with a wrong Q_Key sent there get nothing, and the
+ * MAD layer counts the first two as dropped.
+ */
+static void vm_redirect_check(struct vt_run *run, struct vt_dev *target,
+			      u32 port, u8 mgmt_class)
+{
+	struct vt_dev *from = target == run->va ? run->vb : run->va;
+	struct ib_device *dev = target->ibdev;
+	struct ib_mad_redirect_attr before, after;
+	struct ib_class_port_info *cpi;
+	struct vt_side s = {};
+	struct vt_qp q = {};
+	struct vt_buf buf = {};
+	struct ib_ah *ah = NULL;
+	struct vt_conn c;
+	struct ib_mad *ans;
+	u64 tid = 0x0abcdef000000001ULL;
+	u16 lid = vm_lid(dev);
+	u32 src_qp = 0;
+	int ret;
+
+	ret = ib_mad_query_redirect(dev, port, mgmt_class, &before);
+	if (ret) {
+		vt_check(run, false,
+			 "mad redirect check: class 0x%02x of %s port %u is redirected (%d)",
+			 mgmt_class, ib_device_name(dev), port, ret);
+		return;
+	}
+	if (vt_side_init(run, &s, from, true) ||
+	    vt_qp_create(run, &q, &s, IB_QPT_UD, NULL, VM_RD_SLOTS,
+			 VM_RD_SLOTS) ||
+	    vt_buf_alloc(run, &buf, s.dev, 2 * VM_RD_SLOTS * VM_FUZZ_SLOT)) {
+		vt_result(run, "mad redirect check: a UD QP on %s",
+			  ib_device_name(s.dev));
+		goto out;
+	}
+	vt_conn_default(run, &c);
+	c.qkey = IB_QP1_QKEY;
+	if (vt_qp_connect(run, &q, 0, 0, &c)) {
+		vt_result(run, "mad redirect check: UD QP ready");
+		goto out;
+	}
+	ah = vt_create_ah(run, &s, lid, NULL);
+	if (!ah) {
+		vt_result(run, "mad redirect check: AH to LID %u", lid);
+		goto out;
+	}
+
+	/* QP1: the redirect */
+	vm_rd_mad(&buf, 0, mgmt_class, tid, port);
+	ans = vm_rd_ask(run, &q, &buf, 0, ah, 1, IB_QP1_QKEY, 3000, &src_qp);
+	cpi = ans ? (struct ib_class_port_info *)((u8 *)ans +
+		ib_get_mad_data_offset(mgmt_class) +
+		(mgmt_class == IB_MGMT_CLASS_PERF_MGMT ? 40 : 0)) : NULL;
+	if (!ans)
+		vt_why(run, "no answer");
+	else if (src_qp != 1 || ans->mad_hdr.tid != cpu_to_be64(tid) ||
+		 ans->mad_hdr.method != IB_MGMT_METHOD_GET_RESP ||
+		 be16_to_cpu(ans->mad_hdr.status) !=
+		 IB_MGMT_MAD_STATUS_REDIRECT_REQD ||
+		 ans->mad_hdr.attr_id != cpu_to_be16(VM_PMA_PORT_COUNTERS))
+		vt_why(run, "from QP%u: TID %llx method 0x%x status 0x%x attr 0x%x",
+		       src_qp, be64_to_cpu(ans->mad_hdr.tid),
+		       ans->mad_hdr.method, be16_to_cpu(ans->mad_hdr.status),
+		       be16_to_cpu(ans->mad_hdr.attr_id));
+	else if (be32_to_cpu(cpi->redirect_qp) != before.qp_num ||
+		 be32_to_cpu(cpi->redirect_qkey) != before.qkey ||
+		 be16_to_cpu(cpi->redirect_lid) != lid ||
+		 be16_to_cpu(cpi->redirect_pkey) != 0xffff ||
+		 cpi->redirect_tcslfl)
+		vt_why(run, "ClassPortInfo: QP 0x%x Q_Key 0x%x LID %u P_Key 0x%x TC/SL/FL 0x%x",
+		       be32_to_cpu(cpi->redirect_qp),
+		       be32_to_cpu(cpi->redirect_qkey),
+		       be16_to_cpu(cpi->redirect_lid),
+		       be16_to_cpu(cpi->redirect_pkey),
+		       be32_to_cpu(cpi->redirect_tcslfl));
+	vt_result(run,
+		  "mad redirect check: QP1 answers 0x0002, ClassPortInfo LID %u QP 0x%x Q_Key 0x%x",
+		  lid, before.qp_num, before.qkey);
+
+	/* the redirect QP: the real answer, from it */
+	vm_rd_mad(&buf, 1, mgmt_class, tid + 1, port);
+	ans = vm_rd_ask(run, &q, &buf, 1, ah, before.qp_num, before.qkey, 3000,
+			&src_qp);
+	if (!ans)
+		vt_why(run, "no answer");
+	else if (src_qp != before.qp_num ||
+		 ans->mad_hdr.tid != cpu_to_be64(tid + 1) ||
+		 ans->mad_hdr.method != IB_MGMT_METHOD_GET_RESP ||
+		 ans->mad_hdr.status)
+		vt_why(run, "from QP 0x%x: TID %llx method 0x%x status 0x%x",
+		       src_qp, be64_to_cpu(ans->mad_hdr.tid),
+		       ans->mad_hdr.method, be16_to_cpu(ans->mad_hdr.status));
+	vt_result(run, "mad redirect check: the same Get to QP 0x%x answered from it, status 0",
+		  before.qp_num);
+
+	/* bad input: another class, an SMP, a wrong Q_Key */
+	vm_rd_mad(&buf, 2, VM_CLASS, tid + 2, port);
+	if (vm_rd_ask(run, &q, &buf, 2, ah, before.qp_num, before.qkey, 1000,
+		      &src_qp))
+		vt_why(run, "answered from QP 0x%x", src_qp);
+	vt_result(run, "mad redirect check: a Get of class 0x%02x to the redirect QP: no answer",
+		  VM_CLASS);
+	vm_rd_mad(&buf, 3, IB_MGMT_CLASS_SUBN_LID_ROUTED, tid + 3, port);
+	if (vm_rd_ask(run, &q, &buf, 3, ah, before.qp_num, before.qkey, 1000,
+		      &src_qp))
+		vt_why(run, "answered from QP 0x%x", src_qp);
+	vt_result(run, "mad redirect check: an SMP to the redirect QP: no answer");
+	vm_rd_mad(&buf, 4, mgmt_class, tid + 4, port);
+	if (vm_rd_ask(run, &q, &buf, 4, ah, before.qp_num, VM_RD_BAD_QKEY,
+		      1000, &src_qp))
+		vt_why(run, "answered from QP 0x%x", src_qp);
+	vt_result(run, "mad redirect check: the Get with Q_Key 0x%x to the redirect QP: no answer",
+		  VM_RD_BAD_QKEY);
+
+	ret = ib_mad_query_redirect(dev, port, mgmt_class, &after);
+	vt_check(run, !ret && after.redirected - before.redirected == 1 &&
+		 after.received - before.received == 1 &&
+		 after.dropped - before.dropped == 2,
+		 "mad redirect check: counted 1 redirected, 1 received, 2 dropped (%d: %u %u %u)",
+		 ret, after.redirected - before.redirected,
+		 after.received - before.received,
+		 after.dropped - before.dropped);
+out:
+	if (ah)
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	vt_buf_free(&buf);
+	vt_qp_destroy(&q);
+	vt_side_fini(&s);
+}
+
+/*
+ * "mad redirect DEV PORT CLASS on|off|check [ERRNO]": redirect CLASS of
+ * DEV's port PORT off QP1, end it, or check it (vm_redirect_check()).
+ * With ERRNO (EINVAL, EBUSY, ENODEV, ENOENT) on and off must fail so.
+ */
+static int vm_cmd_redirect(struct vt_run *run)
+{
+	struct ib_mad_redirect_attr attr;
+	const char *want_name = run->argc > 5 ? run->argv[5] : NULL;
+	struct vt_dev *target = NULL;
+	unsigned int port, cls, i;
+	int want = 0, ret;
+	const char *what;
+
+	if (run->argc < 5 || run->argc > 6 ||
+	    kstrtouint(run->argv[2], 0, &port) ||
+	    kstrtouint(run->argv[3], 0, &cls) || cls > 0xff)
+		return -EINVAL;
+	if (!strcmp(run->argv[1], ib_device_name(run->va->ibdev)))
+		target = run->va;
+	else if (!strcmp(run->argv[1], ib_device_name(run->vb->ibdev)))
+		target = run->vb;
+	if (!target)
+		return -EINVAL;
+	if (want_name) {
+		for (i = 0; i < ARRAY_SIZE(vm_errnos); i++)
+			if (vm_errnos[i] && !strcmp(vm_errnos[i], want_name))
+				want = -(int)i;
+		if (!want)
+			return -EINVAL;
+	}
+	what = run->argv[4];
+	if (!strcmp(what, "check") && !want) {
+		vm_redirect_check(run, target, port, cls);
+		return 0;
+	}
+	if (!strcmp(what, "on"))
+		ret = ib_mad_redirect_class(target->ibdev, port, cls);
+	else if (!strcmp(what, "off"))
+		ret = ib_mad_unredirect_class(target->ibdev, port, cls);
+	else
+		return -EINVAL;
+	if (want) {
+		vt_check(run, ret == want, "mad redirect %s %u 0x%02x %s: %s (%d)",
+			 ib_device_name(target->ibdev), port, cls, what,
+			 want_name, ret);
+		return 0;
+	}
+	if (ret || strcmp(what, "on")) {
+		vt_check(run, !ret, "mad redirect %s %u 0x%02x %s (%d)",
+			 ib_device_name(target->ibdev), port, cls, what, ret);
+		return 0;
+	}
+	ret = ib_mad_query_redirect(target->ibdev, port, cls, &attr);
+	vt_check(run, !ret && attr.qkey == IB_MAD_REDIRECT_QKEY,
+		 "mad redirect %s %u 0x%02x on: QP 0x%x Q_Key 0x%x (%d)",
+		 ib_device_name(target->ibdev), port, cls, attr.qp_num,
+		 attr.qkey, ret);
+	vt_out(run, "# redirect qpn 0x%x qkey 0x%x", attr.qp_num, attr.qkey);
+	return 0;
+}
+
 static const char * const vm_cases[] = {
 	"reg", "getresp", "timeout", "unsupported", "bogus", "cancel",
 	"flush", "smp", "fuzz",
@@ -959,6 +1248,8 @@ int vt_cmd_mad(struct vt_run *run)
 	struct ib_mad_reg_req req;
 	u16 lid_a, lid_b;
 
+	if (run->argc && !strcmp(run->argv[0], "redirect"))
+		return vm_cmd_redirect(run);
 	if (!vt_args_known(run, vm_cases, ARRAY_SIZE(vm_cases)))
 		return -EINVAL;
 	if (vt_has_arg(run, "reg"))
