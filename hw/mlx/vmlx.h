@@ -7,12 +7,14 @@
  *   vmlx_verbs.c    the ops table, device and port queries
  *   vmlx_fabric.c   links, the emulated switch, forwarding, fault knobs,
  *                   port state and counters
- *   vmlx_fabric.h   the cable ends and the switch, for vmlx_fabric.c and
- *                   vmlx_switch.c
+ *   vmlx_fabric.h   the cable ends and the switch, for vmlx_fabric.c,
+ *                   vmlx_switch.c, vmlx_switch_pma.c and vmlx_trap.c
  *   vmlx_switch.c   the emulated switch's SMA and its directed-route rules
+ *   vmlx_switch_pma.c the emulated switch's PMA and the GSI (QP1) under it
  *   vmlx_sma.c      the HCA's SMA (process_mad for subnet management) and
  *                   the PortInfo rules shared with the switch
  *   vmlx_pma.c      the HCA's PMA (process_mad for performance management)
+ *                   and the PMA encoding the switch's PMA shares
  *   vmlx_recv.c     a packet arriving at a port: checks, QP lookup,
  *                   multicast fan-out
  *   vmlx_mcast.c    multicast groups (attach/detach)
@@ -177,6 +179,8 @@ struct vmlx_fport;
  * @rcv_mcast_packets: packets of @rcv_packets with a multicast DLID
  * @link_downed: times the physical link left LinkUp
  * @traps: traps the port sent to the subnet manager
+ * @relay_errors: switch ports only: packets that came in and could not be
+ *	forwarded
  */
 struct vmlx_port_counters {
 	atomic64_t	xmit_packets;
@@ -192,6 +196,7 @@ struct vmlx_port_counters {
 	atomic64_t	rcv_mcast_packets;
 	atomic64_t	link_downed;
 	atomic64_t	traps;
+	atomic64_t	relay_errors;
 };
 
 /**
@@ -284,7 +289,24 @@ enum vmlx_pma_counter {
 	VMLX_PMA_RCV_ERRORS,
 	VMLX_PMA_XMIT_DISCARDS,
 	VMLX_PMA_LINK_DOWNED,
+	VMLX_PMA_RELAY_ERRORS,
 	VMLX_PMA_NUM
+};
+
+/**
+ * struct vmlx_pma_set - the counters of one port, as a PMA sees them
+ * @cnt: what the data path counts
+ * @base: values a PMA Set cleared to, by enum vmlx_pma_counter
+ * @lock: the lock that protects @base
+ *
+ * An HCA port's set is its cnt, pma_base and lock; a switch port's its
+ * vmlx_fport.cnt and pma_base under the switch's lock.
+ */
+struct vmlx_pma_set {
+	struct vmlx_port_counters	*cnt;
+	u64				*base;
+	/* protects *base: port->lock or the switch's lock */
+	spinlock_t			*lock;
 };
 
 /**
@@ -374,7 +396,6 @@ void vmlx_fabric_static_lids(void);
 int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb);
 
 /* vmlx_trap.c */
-struct sk_buff *vmlx_smp_skb(const struct ib_smp *smp, u16 slid, u16 dlid);
 struct ib_mad_notice_attr *vmlx_trap_init(struct ib_smp *smp, u64 tid,
 					  u8 type, __be16 producer, u16 trap_num,
 					  u16 issuer_lid);
@@ -429,7 +450,10 @@ int vmlx_port_set_state(struct vmlx_port *port, u8 state);
 /* vmlx_pma.c */
 int vmlx_pma(struct vmlx_dev *vdev, u32 port_num, const struct ib_mad *in,
 	     struct ib_mad *out);
-u64 vmlx_pma_read(struct vmlx_port *port, enum vmlx_pma_counter c);
+int vmlx_pma_answer(const struct ib_mad *in, struct ib_mad *out,
+		    bool (*find)(void *ctx, u8 sel, struct vmlx_pma_set *set),
+		    void *ctx);
+u64 vmlx_pma_read(const struct vmlx_pma_set *set, enum vmlx_pma_counter c);
 
 /* vmlx_switch.c: directed-route rules at a switch (IBA 14.2.2) */
 int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in, u8 num_ports);

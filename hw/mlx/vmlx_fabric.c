@@ -19,6 +19,12 @@
  * pulls it out.  A link is up when both of its ends are plugged in and
  * enabled (the "link" knob).
  *
+ * Switch ports count what passes them (vmlx_fport.cnt, read by the
+ * switch's PMA, vmlx_switch_pma.c): a packet is received on the port it
+ * enters the switch by, whatever becomes of it, and transmitted on the
+ * port it leaves by once it is on the link; packets to and from the
+ * switch's own port 0 are counted on the external port they pass.
+ *
  * Data path.  vmlx_port_xmit() runs in the sender's context (process
  * context, perhaps holding a QP's mutex, never a spinlock) and takes no
  * lock: the HCA port at the far end of a cable is found under RCU, the
@@ -160,6 +166,8 @@ static void vmlx_sw_port_change(struct vmlx_fport *end, u8 phys, bool up)
 	was_up = end->phys == IB_PORT_PHYS_STATE_LINK_UP;
 	if (was_up != now_up)
 		sw->psc = true;
+	if (was_up && !now_up)
+		atomic64_inc(&end->cnt.link_downed);
 	WRITE_ONCE(end->phys, phys);
 	WRITE_ONCE(end->state, state);
 	spin_unlock_irqrestore(&sw->lock, flags);
@@ -598,6 +606,25 @@ static void vmlx_corrupt(struct vmlx_port *port, struct sk_buff *skb)
 	atomic64_inc(&port->cnt.injected_corruptions);
 }
 
+static bool vmlx_pkt_mcast(const struct sk_buff *skb)
+{
+	u16 dlid = vmlx_lrh_dlid((const struct vmlx_lrh *)skb->data);
+
+	return dlid >= VMLX_LID_MCAST_MIN && dlid <= VMLX_LID_MCAST_MAX;
+}
+
+/* Count a packet of @len bytes in (@rcv) or out of a port. */
+static void vmlx_count(struct vmlx_port_counters *cnt, bool rcv,
+		       unsigned int len, bool mcast)
+{
+	/* packets before bytes: the PMA reads them in that order */
+	atomic64_inc(rcv ? &cnt->rcv_packets : &cnt->xmit_packets);
+	atomic64_add(len, rcv ? &cnt->rcv_bytes : &cnt->xmit_bytes);
+	if (mcast)
+		atomic64_inc(rcv ? &cnt->rcv_mcast_packets :
+				   &cnt->xmit_mcast_packets);
+}
+
 /*
  * The packet arrives at the HCA end @end.  Consumes @skb.  Returns false
  * if it was lost because no port is plugged in there or its link is down.
@@ -612,11 +639,7 @@ static bool vmlx_fport_deliver(struct vmlx_fport *end, struct sk_buff *skb)
 		kfree_skb(skb);
 		return false;
 	}
-	atomic64_inc(&port->cnt.rcv_packets);
-	atomic64_add(skb->len, &port->cnt.rcv_bytes);
-	if (vmlx_lrh_dlid((struct vmlx_lrh *)skb->data) >= VMLX_LID_MCAST_MIN &&
-	    vmlx_lrh_dlid((struct vmlx_lrh *)skb->data) <= VMLX_LID_MCAST_MAX)
-		atomic64_inc(&port->cnt.rcv_mcast_packets);
+	vmlx_count(&port->cnt, true, skb->len, vmlx_pkt_mcast(skb));
 	vmlx_rcv(port, skb);
 	return true;
 }
@@ -627,20 +650,26 @@ static bool vmlx_fport_deliver(struct vmlx_fport *end, struct sk_buff *skb)
  * @skb: the packet; consumed
  *
  * Only VL15 leaves a port that is not ACTIVE.  A packet lost because of
- * the port's state or its link counts in the port's xmit_discards.
+ * the port's state or its link counts in the port's xmit_discards, one
+ * that reached the other end of the link in its transmit counters.
  *
  * Context: under rcu_read_lock(); does not sleep.
  */
 void vmlx_switch_send(struct vmlx_fport *out, struct sk_buff *skb)
 {
+	unsigned int len = skb->len;
+	bool mcast = vmlx_pkt_mcast(skb);
+
 	if (vmlx_lrh_vl((struct vmlx_lrh *)skb->data) != VMLX_VL_SMI &&
 	    READ_ONCE(out->state) != IB_PORT_ACTIVE) {
-		atomic64_inc(&out->xmit_discards);
+		atomic64_inc(&out->cnt.xmit_discards);
 		kfree_skb(skb);
 		return;
 	}
-	if (!vmlx_fport_deliver(out->peer, skb))
-		atomic64_inc(&out->xmit_discards);
+	if (vmlx_fport_deliver(out->peer, skb))
+		vmlx_count(&out->cnt, false, len, mcast);
+	else
+		atomic64_inc(&out->cnt.xmit_discards);
 }
 
 /*
@@ -658,7 +687,7 @@ static void vmlx_switch_multicast(struct vmlx_fport *in, u16 mlid,
 	mask = READ_ONCE(sw->mft[mlid - VMLX_LID_MCAST_MIN]);
 	mask &= GENMASK_ULL(sw->num_ports, 1) & ~BIT_ULL(in->num);
 	if (!mask) {
-		atomic64_inc(&in->relay_errors);
+		atomic64_inc(&in->cnt.relay_errors);
 		kfree_skb(skb);
 		return;
 	}
@@ -668,11 +697,30 @@ static void vmlx_switch_multicast(struct vmlx_fport *in, u16 mlid,
 		/* the last port gets the packet itself */
 		copy = mask ? skb_clone(skb, GFP_ATOMIC) : skb;
 		if (!copy) {
-			atomic64_inc(&sw->ports[i].xmit_discards);
+			atomic64_inc(&sw->ports[i].cnt.xmit_discards);
 			continue;
 		}
 		vmlx_switch_send(&sw->ports[i], copy);
 	}
+}
+
+/**
+ * vmlx_switch_lft() - the egress port of a unicast LID
+ * @sw: the switch
+ * @dlid: the LID
+ *
+ * Context: any; reads the LFT with READ_ONCE().
+ * Return: the external port the LFT routes @dlid to, or 0 if it routes
+ * it nowhere, to port 0 or to a port the switch does not have, or if
+ * @dlid is above LinearFDBTop.
+ */
+u8 vmlx_switch_lft(struct vmlx_switch *sw, u16 dlid)
+{
+	u8 egress = VMLX_LFT_UNROUTED;
+
+	if (dlid <= VMLX_LID_UCAST_MAX && dlid <= READ_ONCE(sw->lft_top))
+		egress = READ_ONCE(sw->lft[dlid]);
+	return egress > sw->num_ports ? 0 : egress;
 }
 
 /**
@@ -692,12 +740,10 @@ static void vmlx_switch_multicast(struct vmlx_fport *in, u16 mlid,
 void vmlx_switch_unicast(struct vmlx_fport *in, u16 dlid, struct sk_buff *skb)
 {
 	struct vmlx_switch *sw = in->sw;
-	u8 egress = VMLX_LFT_UNROUTED;
+	u8 egress = vmlx_switch_lft(sw, dlid);
 
-	if (dlid <= VMLX_LID_UCAST_MAX && dlid <= READ_ONCE(sw->lft_top))
-		egress = READ_ONCE(sw->lft[dlid]);
-	if (egress == 0 || egress > sw->num_ports) {
-		atomic64_inc(&in->relay_errors);
+	if (!egress) {
+		atomic64_inc(&in->cnt.relay_errors);
 		kfree_skb(skb);
 		return;
 	}
@@ -705,9 +751,10 @@ void vmlx_switch_unicast(struct vmlx_fport *in, u16 dlid, struct sk_buff *skb)
 }
 
 /*
- * A packet arrives at switch port @in.  VL15 goes to the switch's SMI,
- * which answers or forwards SMPs; other packets need the port ARMED or
- * ACTIVE and are forwarded by their DLID.
+ * A packet arrives at switch port @in and is counted there.  VL15 goes to
+ * the switch's SMI, which answers or forwards SMPs; other packets need the
+ * port ARMED or ACTIVE; those for the switch's LID go to its GSI (the
+ * PMA), the others are forwarded by their DLID.
  */
 static void vmlx_switch_forward(struct vmlx_fport *in, struct sk_buff *skb)
 {
@@ -716,15 +763,20 @@ static void vmlx_switch_forward(struct vmlx_fport *in, struct sk_buff *skb)
 	u16 dlid = vmlx_lrh_dlid(lrh);
 	u8 state;
 
+	vmlx_count(&in->cnt, true, skb->len, vmlx_pkt_mcast(skb));
 	if (vmlx_lrh_vl(lrh) == VMLX_VL_SMI) {
 		vmlx_switch_smi(in, skb);
 		return;
 	}
 	state = READ_ONCE(in->state);
 	if ((state != IB_PORT_ARMED && state != IB_PORT_ACTIVE) ||
-	    dlid == VMLX_LID_PERMISSIVE || vmlx_switch_own_lid(sw, dlid)) {
-		atomic64_inc(&in->relay_errors);
+	    dlid == VMLX_LID_PERMISSIVE) {
+		atomic64_inc(&in->cnt.relay_errors);
 		kfree_skb(skb);
+		return;
+	}
+	if (vmlx_switch_own_lid(sw, dlid)) {
+		vmlx_switch_gsi(in, skb);
 		return;
 	}
 	if (dlid >= VMLX_LID_MCAST_MIN) {
@@ -795,11 +847,7 @@ int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb)
 	if (vmlx_chance(READ_ONCE(port->corrupt_ppm)))
 		vmlx_corrupt(port, skb);
 
-	atomic64_inc(&cnt->xmit_packets);
-	atomic64_add(skb->len, &cnt->xmit_bytes);
-	if (vmlx_lrh_dlid((struct vmlx_lrh *)skb->data) >= VMLX_LID_MCAST_MIN &&
-	    vmlx_lrh_dlid((struct vmlx_lrh *)skb->data) <= VMLX_LID_MCAST_MAX)
-		atomic64_inc(&cnt->xmit_mcast_packets);
+	vmlx_count(cnt, false, skb->len, vmlx_pkt_mcast(skb));
 
 	rcu_read_lock();
 	end = READ_ONCE(port->fport);
@@ -867,10 +915,12 @@ void vmlx_fabric_show(struct seq_file *m)
 	if (sw) {
 		seq_printf(m, "switch lid %u ports %u\n", sw->lid,
 			   sw->num_ports);
-		seq_printf(m, "switch smps %lld smp_discards %lld traps %lld\n",
+		seq_printf(m, "switch smps %lld smp_discards %lld traps %lld gmps %lld gmp_discards %lld\n",
 			   atomic64_read(&sw->smps),
 			   atomic64_read(&sw->smp_discards),
-			   atomic64_read(&sw->traps));
+			   atomic64_read(&sw->traps),
+			   atomic64_read(&sw->gmps),
+			   atomic64_read(&sw->gmp_discards));
 		for (i = 0; i <= sw->num_ports; i++) {
 			end = &sw->ports[i];
 			seq_printf(m, "port %u ", i);
@@ -878,11 +928,19 @@ void vmlx_fabric_show(struct seq_file *m)
 				vmlx_show_hca_end(m, end->peer);
 			else
 				seq_puts(m, "switch");
-			seq_printf(m, " link %s state %u relay_errors %lld xmit_discards %lld\n",
+			seq_printf(m, " link %s state %u relay_errors %lld xmit_discards %lld",
 				   !i || vmlx_link_up(end) ? "up" : "down",
 				   i ? end->state : IB_PORT_ACTIVE,
-				   atomic64_read(&end->relay_errors),
-				   atomic64_read(&end->xmit_discards));
+				   atomic64_read(&end->cnt.relay_errors),
+				   atomic64_read(&end->cnt.xmit_discards));
+			seq_printf(m, " xmit_packets %lld xmit_bytes %lld rcv_packets %lld rcv_bytes %lld xmit_mcast_packets %lld rcv_mcast_packets %lld link_downed %lld\n",
+				   atomic64_read(&end->cnt.xmit_packets),
+				   atomic64_read(&end->cnt.xmit_bytes),
+				   atomic64_read(&end->cnt.rcv_packets),
+				   atomic64_read(&end->cnt.rcv_bytes),
+				   atomic64_read(&end->cnt.xmit_mcast_packets),
+				   atomic64_read(&end->cnt.rcv_mcast_packets),
+				   atomic64_read(&end->cnt.link_downed));
 		}
 		goto out;
 	}

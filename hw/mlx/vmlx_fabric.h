@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * vmlx fabric internals shared by vmlx_fabric.c (cables, forwarding, link
- * states) and vmlx_switch.c (the switch's SMA): the cable ends and the
- * emulated switch.
+ * states), vmlx_switch.c (the switch's SMA), vmlx_switch_pma.c (the
+ * switch's PMA) and vmlx_trap.c (the MAD packets the fabric sends): the
+ * cable ends and the emulated switch.
  */
 #ifndef VMLX_FABRIC_H
 #define VMLX_FABRIC_H
@@ -51,11 +52,14 @@ struct vmlx_switch;
  *	by the data path with READ_ONCE()
  * @phys: switch end: PortPhysicalState; likewise
  * @link: switch end: link settings from PortInfo; under the switch's lock
- * @relay_errors: switch end: packets that came in here and could not be
- *	forwarded (DLID not routed, routed to port 0, empty multicast entry,
- *	port not ACTIVE for data)
- * @xmit_discards: switch end: packets that were to leave here but found
- *	the link down or the port not ACTIVE
+ * @cnt: switch end: what the switch counts for this port: packets and
+ *	bytes in and out (LRH to VCRC, every VL), multicast packets,
+ *	link_downed, relay_errors (packets that came in here and could not
+ *	be forwarded: DLID not routed, routed to port 0, empty multicast
+ *	entry, port not ACTIVE for data) and xmit_discards (packets that
+ *	were to leave here but found the link down or the port not ACTIVE)
+ * @pma_base: switch end: values a PMA Set of the switch cleared @cnt to,
+ *	by enum vmlx_pma_counter; under the switch's lock
  */
 struct vmlx_fport {
 	struct vmlx_fport		*peer;
@@ -67,8 +71,8 @@ struct vmlx_fport {
 	u8				state;
 	u8				phys;
 	struct vmlx_link		link;
-	atomic64_t			relay_errors;
-	atomic64_t			xmit_discards;
+	struct vmlx_port_counters	cnt;
+	u64				pma_base[VMLX_PMA_NUM];
 };
 
 /**
@@ -104,12 +108,16 @@ struct vmlx_fport {
  * @smp_discards: SMPs for the switch dropped: malformed, directed-route
  *	rules broken, M_Key mismatch, no way back
  * @traps: traps the switch sent
+ * @gmps: PMA MADs (GMPs to QP1) the switch answered
+ * @gmp_discards: packets for the switch's QP1 dropped: malformed, not UD
+ *	SEND ONLY, P_Key or Q_Key mismatch, not a request, no way back
  * @ports: port 0 and the external ports
  */
 struct vmlx_switch {
 	/*
-	 * protects the SMA state, @lid through @trap_tid, and serialises the
-	 * writers of @lft, @mft and the ports' state, phys and link;
+	 * protects the SMA state, @lid through @trap_tid, and the ports'
+	 * pma_base, and serialises the writers of @lft, @mft and the ports'
+	 * state, phys and link;
 	 * forwarding reads lid, lmc, lft_top, lft, mft and the port states
 	 * with READ_ONCE()
 	 */
@@ -140,13 +148,36 @@ struct vmlx_switch {
 	atomic64_t		smps;
 	atomic64_t		smp_discards;
 	atomic64_t		traps;
+	atomic64_t		gmps;
+	atomic64_t		gmp_discards;
 	struct vmlx_fport	ports[VMLX_SW_MAX_PORTS + 1];
+};
+
+/**
+ * struct vmlx_mad_addr - the addressing of a MAD packet the fabric sends
+ * @slid: source LID; 0 becomes the permissive LID
+ * @dlid: destination LID (the permissive LID for directed route)
+ * @vl: the VL: %VMLX_VL_SMI for SMPs, 0 for GMPs
+ * @pkey: BTH P_Key
+ * @dest_qpn: BTH DestQP: 0 for SMPs, the requester's QP for a response
+ * @src_qpn: DETH SrcQP: 0 for SMPs, 1 for GMPs
+ * @qkey: DETH Q_Key: 0 for SMPs, %IB_QP1_QKEY for GMPs
+ */
+struct vmlx_mad_addr {
+	u16	slid;
+	u16	dlid;
+	u8	vl;
+	u16	pkey;
+	u32	dest_qpn;
+	u32	src_qpn;
+	u32	qkey;
 };
 
 /* vmlx_fabric.c */
 void vmlx_switch_send(struct vmlx_fport *out, struct sk_buff *skb);
 void vmlx_switch_unicast(struct vmlx_fport *in, u16 dlid,
 			 struct sk_buff *skb);
+u8 vmlx_switch_lft(struct vmlx_switch *sw, u16 dlid);
 void vmlx_fport_request(struct vmlx_fport *end, unsigned int op);
 struct vmlx_switch *vmlx_fabric_switch(void);
 
@@ -157,5 +188,13 @@ bool vmlx_switch_own_lid(struct vmlx_switch *sw, u16 dlid);
 void vmlx_switch_smi(struct vmlx_fport *in, struct sk_buff *skb);
 int vmlx_switch_sma(struct vmlx_switch *sw, u8 in, struct ib_smp *smp);
 void vmlx_switch_trap_link(struct vmlx_switch *sw);
+
+/* vmlx_switch_pma.c */
+int vmlx_switch_pma(struct vmlx_switch *sw, const struct ib_mad *in,
+		    struct ib_mad *out);
+void vmlx_switch_gsi(struct vmlx_fport *in, struct sk_buff *skb);
+
+/* vmlx_trap.c */
+struct sk_buff *vmlx_mad_skb(const void *mad, const struct vmlx_mad_addr *a);
 
 #endif /* VMLX_FABRIC_H */

@@ -2,7 +2,8 @@
 /*
  * vmlx switch SMA: the subnet management agent of the emulated switch and
  * its subnet management interface, i.e. what happens to a VL15 packet that
- * arrives at a switch port.
+ * arrives at a switch port.  (Other packets for the switch's LID go to its
+ * PMA, vmlx_switch_pma.c.)
  *
  *   - An SMP whose LRH DLID is the permissive LID is for the switch: the
  *     switch is the physical link partner of the port that sent it.  So
@@ -533,11 +534,17 @@ int vmlx_switch_sma(struct vmlx_switch *sw, u8 in, struct ib_smp *smp)
 static void vmlx_switch_smp_xmit(struct vmlx_switch *sw, u8 out,
 				 const struct ib_smp *smp, u16 dlid)
 {
+	struct vmlx_mad_addr a = {
+		.slid = READ_ONCE(sw->lid),
+		.dlid = dlid,
+		.vl = VMLX_VL_SMI,
+		.pkey = VMLX_DEFAULT_PKEY,
+	};
 	struct sk_buff *skb;
 
-	skb = vmlx_smp_skb(smp, READ_ONCE(sw->lid), dlid);
+	skb = vmlx_mad_skb(smp, &a);
 	if (!skb) {
-		atomic64_inc(&sw->ports[out].xmit_discards);
+		atomic64_inc(&sw->ports[out].cnt.xmit_discards);
 		return;
 	}
 	vmlx_switch_send(&sw->ports[out], skb);
@@ -567,10 +574,8 @@ void vmlx_switch_trap_link(struct vmlx_switch *sw)
 	sm_lid = sw->sm_lid;
 	tid = ++sw->trap_tid;
 	spin_unlock_irqrestore(&sw->lock, flags);
-	if (!lid || !sm_lid || sm_lid > READ_ONCE(sw->lft_top))
-		return;
-	egress = READ_ONCE(sw->lft[sm_lid]);
-	if (!egress || egress > sw->num_ports)
+	egress = vmlx_switch_lft(sw, sm_lid);
+	if (!lid || !sm_lid || !egress)
 		return;
 
 	n = vmlx_trap_init(&smp, tid, IB_NOTICE_TYPE_URGENT,
@@ -623,7 +628,7 @@ void vmlx_switch_smi(struct vmlx_fport *in, struct sk_buff *skb)
 
 	if (dlid != VMLX_LID_PERMISSIVE && !vmlx_switch_own_lid(sw, dlid)) {
 		if (dlid >= VMLX_LID_MCAST_MIN) {
-			atomic64_inc(&in->relay_errors);
+			atomic64_inc(&in->cnt.relay_errors);
 			kfree_skb(skb);
 			return;
 		}
@@ -671,9 +676,8 @@ void vmlx_switch_smi(struct vmlx_fport *in, struct sk_buff *skb)
 				     slid ? slid : VMLX_LID_PERMISSIVE);
 		return;
 	}
-	egress = slid <= VMLX_LID_UCAST_MAX && slid <= READ_ONCE(sw->lft_top) ?
-		 READ_ONCE(sw->lft[slid]) : VMLX_LFT_UNROUTED;
-	if (!egress || egress > sw->num_ports)
+	egress = vmlx_switch_lft(sw, slid);
+	if (!egress)
 		goto discard;
 	vmlx_switch_smp_xmit(sw, egress, &smp, slid);
 	return;

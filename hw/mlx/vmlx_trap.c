@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * vmlx traps: the SMPs the emulated silicon sends on its own, rather than
- * in answer to a subnet manager, and the VL15 packets that carry them.
+ * in answer to a subnet manager, and the packets that carry MADs the
+ * fabric sends: vmlx_mad_skb() builds the VL15 QP0 packets of SMPs (traps,
+ * the switch SMA's responses) and the QP1 packets of the switch PMA's
+ * responses.
  *
  * A Trap(Notice) (IBA 14.2.5.1, 14.3.8) is a LID-routed SMP from the
  * issuer's LID to the subnet manager's (PortInfo:MasterSMLID), QP0 to
@@ -21,23 +24,23 @@
 
 #define VMLX_TRAP_LOCAL_CHANGES		144
 
-/* An SMP on the wire: LRH, BTH, DETH and the 256-byte MAD. */
-#define VMLX_SMP_PKT_BYTES	(VMLX_LRH_BYTES + VMLX_BTH_BYTES + \
-				 VMLX_DETH_BYTES + sizeof(struct ib_smp))
+/* A MAD on the wire: LRH, BTH, DETH and the 256-byte MAD. */
+#define VMLX_MAD_PKT_BYTES	(VMLX_LRH_BYTES + VMLX_BTH_BYTES + \
+				 VMLX_DETH_BYTES + sizeof(struct ib_mad))
+
+static_assert(sizeof(struct ib_smp) == sizeof(struct ib_mad));
 
 /**
- * vmlx_smp_skb() - an SMP as a finished VL15 packet
- * @smp: the MAD
- * @slid: source LID; 0 becomes the permissive LID
- * @dlid: destination LID (the permissive LID for directed route)
+ * vmlx_mad_skb() - a MAD as a finished packet
+ * @mad: the 256-byte MAD (an SMP or a GMP)
+ * @a: where it goes: LIDs, VL, P_Key, QPs and Q_Key
  *
- * A UD SEND ONLY from QP0 to QP0 with the default P_Key, its CRCs
- * computed.
+ * A UD SEND ONLY without GRH, SL 0, its CRCs computed.
  *
  * Context: any; allocates atomically.
  * Return: the packet, or NULL if out of memory.
  */
-struct sk_buff *vmlx_smp_skb(const struct ib_smp *smp, u16 slid, u16 dlid)
+struct sk_buff *vmlx_mad_skb(const void *mad, const struct vmlx_mad_addr *a)
 {
 	struct vmlx_lrh *lrh;
 	struct vmlx_bth *bth;
@@ -45,24 +48,25 @@ struct sk_buff *vmlx_smp_skb(const struct ib_smp *smp, u16 slid, u16 dlid)
 	struct sk_buff *skb;
 	int len;
 
-	skb = alloc_skb(VMLX_SMP_PKT_BYTES + VMLX_CRC_BYTES, GFP_ATOMIC);
+	skb = alloc_skb(VMLX_MAD_PKT_BYTES + VMLX_CRC_BYTES, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
-	memset(skb_put(skb, VMLX_SMP_PKT_BYTES), 0, VMLX_SMP_PKT_BYTES);
+	memset(skb_put(skb, VMLX_MAD_PKT_BYTES), 0, VMLX_MAD_PKT_BYTES);
 	lrh = (struct vmlx_lrh *)skb->data;
-	vmlx_lrh_set_vl(lrh, VMLX_VL_SMI);
+	vmlx_lrh_set_vl(lrh, a->vl);
 	vmlx_lrh_set_lnh(lrh, VMLX_LNH_IBA_LOCAL);
-	vmlx_lrh_set_dlid(lrh, dlid);
-	vmlx_lrh_set_slid(lrh, slid ? slid : VMLX_LID_PERMISSIVE);
-	vmlx_lrh_set_pktlen(lrh, (VMLX_SMP_PKT_BYTES + VMLX_ICRC_BYTES) / 4);
+	vmlx_lrh_set_dlid(lrh, a->dlid);
+	vmlx_lrh_set_slid(lrh, a->slid ? a->slid : VMLX_LID_PERMISSIVE);
+	vmlx_lrh_set_pktlen(lrh, (VMLX_MAD_PKT_BYTES + VMLX_ICRC_BYTES) / 4);
 	bth = (struct vmlx_bth *)(skb->data + VMLX_LRH_BYTES);
 	vmlx_bth_set_opcode(bth, VMLX_OPC_UD_SEND_ONLY);
 	vmlx_bth_set_tver(bth, VMLX_BTH_TVER);
-	vmlx_bth_set_pkey(bth, VMLX_DEFAULT_PKEY);
-	vmlx_bth_set_qpn(bth, 0);
+	vmlx_bth_set_pkey(bth, a->pkey);
+	vmlx_bth_set_qpn(bth, a->dest_qpn);
 	deth = (struct vmlx_deth *)((u8 *)bth + VMLX_BTH_BYTES);
-	vmlx_deth_set_sqpn(deth, 0);
-	memcpy((u8 *)deth + VMLX_DETH_BYTES, smp, sizeof(*smp));
+	vmlx_deth_set_qkey(deth, a->qkey);
+	vmlx_deth_set_sqpn(deth, a->src_qpn);
+	memcpy((u8 *)deth + VMLX_DETH_BYTES, mad, sizeof(struct ib_mad));
 
 	len = vmlx_pkt_finalize(skb->data, skb->len);
 	if (WARN_ON_ONCE(len < 0)) {
@@ -116,6 +120,10 @@ struct ib_mad_notice_attr *vmlx_trap_init(struct ib_smp *smp, u64 tid,
 void vmlx_port_trap_local_changes(struct vmlx_port *port)
 {
 	struct ib_mad_notice_attr *n;
+	struct vmlx_mad_addr a = {
+		.vl = VMLX_VL_SMI,
+		.pkey = VMLX_DEFAULT_PKEY,
+	};
 	struct sk_buff *skb;
 	struct ib_smp smp;
 	unsigned long flags;
@@ -136,7 +144,9 @@ void vmlx_port_trap_local_changes(struct vmlx_port *port)
 			   VMLX_TRAP_LOCAL_CHANGES, lid);
 	n->details.ntc_144.lid = cpu_to_be16(lid);
 	n->details.ntc_144.new_cap_mask = cpu_to_be32(cap_mask);
-	skb = vmlx_smp_skb(&smp, lid, sm_lid);
+	a.slid = lid;
+	a.dlid = sm_lid;
+	skb = vmlx_mad_skb(&smp, &a);
 	if (!skb) {
 		atomic64_inc(&port->cnt.xmit_discards);
 		return;

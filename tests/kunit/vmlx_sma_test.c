@@ -14,6 +14,8 @@
  *     LFT and MFT Set/Get, and packets forwarded by what was set;
  *   - the directed-route rules of the switch, as a pure function and with
  *     SMPs sent through the fabric;
+ *   - the switch PMA: PortCounters from known switch port counters, Set
+ *     to clear, PortSelect, other classes, methods and versions;
  *   - end to end through the core's MAD layer: a directed-route SubnGet
  *     from vmlx0 through the switch to vmlx1 and back.
  *
@@ -1180,10 +1182,10 @@ static void vmlx_switch_lft_forwarding_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vsma_sw(ctx, 1), VSMA_REPLY);
 	smp = vsma_req(ctx, VSMA_LR, IB_MGMT_METHOD_GET,
 		       IB_SMP_ATTR_NODE_INFO, 0);
-	relay = atomic64_read(&sw->ports[near].relay_errors);
+	relay = atomic64_read(&sw->ports[near].cnt.relay_errors);
 	vsma_xmit(test, smp, 7, 3);
 	KUNIT_EXPECT_EQ(test, vsma_rcv(ctx->port1), rcv1 + 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&sw->ports[near].relay_errors),
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sw->ports[near].cnt.relay_errors),
 			relay + 1);
 
 	/* LID routed to the switch's own LID: its SMA answers by the LFT */
@@ -1356,6 +1358,126 @@ static void vmlx_sma_mad_core_test(struct kunit *test)
 	ib_unregister_mad_agent(agent);
 }
 
+/* A PerfMgt request to the switch's PMA in ctx->in; the answer's status. */
+static int vsma_sw_pma(struct vsma_ctx *ctx, u8 class, u8 method, u16 attr,
+		       u8 sel, u16 *status)
+{
+	struct ib_mad *in = (struct ib_mad *)&ctx->in;
+	struct ib_mad *out = (struct ib_mad *)&ctx->out;
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	in->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+	in->mad_hdr.mgmt_class = class;
+	in->mad_hdr.class_version = 1;
+	in->mad_hdr.method = method;
+	in->mad_hdr.attr_id = cpu_to_be16(attr);
+	in->data[40 + 1] = sel;
+	put_unaligned_be16(0xffff, in->data + 40 + 2);
+	ret = vmlx_switch_pma(ctx->sw, in, out);
+	*status = be16_to_cpu(out->mad_hdr.status);
+	return ret;
+}
+
+static void vmlx_switch_pma_test(struct kunit *test)
+{
+	struct vsma_ctx *ctx = test->priv;
+	struct vmlx_switch *sw = ctx->sw;
+	struct vmlx_fport *end = &sw->ports[1];
+	const u8 *d = ((struct ib_pma_mad *)&ctx->out)->data;
+	u64 base[VMLX_PMA_NUM];
+	unsigned long flags;
+	u16 st;
+
+	spin_lock_irqsave(&sw->lock, flags);
+	memcpy(base, end->pma_base, sizeof(base));
+	spin_unlock_irqrestore(&sw->lock, flags);
+
+	/* clear, then traffic of known size on switch port 1 */
+	KUNIT_ASSERT_EQ(test, vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT,
+					  IB_MGMT_METHOD_SET, 0x12, 1, &st),
+			VSMA_REPLY);
+	KUNIT_EXPECT_EQ(test, st, 0);
+	KUNIT_EXPECT_EQ(test, ctx->out.method, IB_MGMT_METHOD_GET_RESP);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(d + 32), 0U);
+	KUNIT_ASSERT_EQ(test, vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT,
+					  IB_MGMT_METHOD_SET, 0x1d, 1, &st),
+			VSMA_REPLY);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(d + 40), 0ULL);
+	atomic64_add(5, &end->cnt.xmit_packets);
+	atomic64_add(5 * (100 + VMLX_VCRC_BYTES), &end->cnt.xmit_bytes);
+	atomic64_add(3, &end->cnt.rcv_packets);
+	atomic64_add(3 * (40 + VMLX_VCRC_BYTES), &end->cnt.rcv_bytes);
+	atomic64_add(2, &end->cnt.relay_errors);
+
+	KUNIT_ASSERT_EQ(test, vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT,
+					  IB_MGMT_METHOD_GET, 0x12, 1, &st),
+			VSMA_REPLY);
+	KUNIT_EXPECT_EQ(test, st, 0);
+	KUNIT_EXPECT_EQ(test, d[1], 1);				/* PortSelect */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(d + 12), 2);	/* relay */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(d + 24), 125U);	/* XmitData */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(d + 28), 30U);	/* RcvData */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(d + 32), 5U);	/* XmitPkts */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(d + 36), 3U);	/* RcvPkts */
+	KUNIT_ASSERT_EQ(test, vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT,
+					  IB_MGMT_METHOD_GET, 0x1d, 1, &st),
+			VSMA_REPLY);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(d + 8), 125ULL);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(d + 40), 5ULL);	/* ucast */
+
+	/* PortSelect: 0 is port 0, past the last port and 0xFF are not */
+	vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT, IB_MGMT_METHOD_GET, 0x12, 0,
+		    &st);
+	KUNIT_EXPECT_EQ(test, st, 0);
+	vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT, IB_MGMT_METHOD_GET, 0x12,
+		    sw->num_ports + 1, &st);
+	KUNIT_EXPECT_EQ(test, st, VSMA_BAD_ATTR);
+	vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT, IB_MGMT_METHOD_GET, 0x12,
+		    0xff, &st);
+	KUNIT_EXPECT_EQ(test, st, VSMA_BAD_ATTR);
+	/* ClassPortInfo; an unknown attribute, method, class, version */
+	vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT, IB_MGMT_METHOD_GET, 0x01, 0,
+		    &st);
+	KUNIT_EXPECT_EQ(test, st, 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(d + 2), 0x1200);
+	vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT, IB_MGMT_METHOD_GET, 0x16, 1,
+		    &st);
+	KUNIT_EXPECT_EQ(test, st, VSMA_UNSUP);
+	vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT, IB_MGMT_METHOD_SEND, 0x12,
+		    1, &st);
+	KUNIT_EXPECT_EQ(test, st, IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD);
+	vsma_sw_pma(ctx, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_METHOD_GET, 0x12, 1,
+		    &st);
+	KUNIT_EXPECT_EQ(test, st, VSMA_UNSUP);
+	KUNIT_EXPECT_EQ(test, ctx->out.method, IB_MGMT_METHOD_GET_RESP);
+	ctx->in.mgmt_class = IB_MGMT_CLASS_PERF_MGMT;
+	ctx->in.class_version = 2;
+	KUNIT_EXPECT_EQ(test, vmlx_switch_pma(sw, (struct ib_mad *)&ctx->in,
+					      (struct ib_mad *)&ctx->out),
+			VSMA_REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(ctx->out.status),
+			IB_MGMT_MAD_STATUS_BAD_VERSION);
+	/* responses and traps are not answered */
+	KUNIT_EXPECT_EQ(test, vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT,
+					  IB_MGMT_METHOD_GET_RESP, 0x12, 1,
+					  &st),
+			IB_MAD_RESULT_FAILURE);
+	KUNIT_EXPECT_EQ(test, vsma_sw_pma(ctx, IB_MGMT_CLASS_PERF_MGMT,
+					  IB_MGMT_METHOD_TRAP, 0x12, 1, &st),
+			IB_MAD_RESULT_FAILURE);
+
+	/* put back what the test added */
+	atomic64_sub(5, &end->cnt.xmit_packets);
+	atomic64_sub(5 * (100 + VMLX_VCRC_BYTES), &end->cnt.xmit_bytes);
+	atomic64_sub(3, &end->cnt.rcv_packets);
+	atomic64_sub(3 * (40 + VMLX_VCRC_BYTES), &end->cnt.rcv_bytes);
+	atomic64_sub(2, &end->cnt.relay_errors);
+	spin_lock_irqsave(&sw->lock, flags);
+	memcpy(end->pma_base, base, sizeof(base));
+	spin_unlock_irqrestore(&sw->lock, flags);
+}
+
 static struct kunit_case vmlx_sma_cases[] = {
 	KUNIT_CASE(vmlx_sma_node_info_test),
 	KUNIT_CASE(vmlx_sma_port_info_layout_test),
@@ -1371,6 +1493,7 @@ static struct kunit_case vmlx_sma_cases[] = {
 	KUNIT_CASE(vmlx_switch_dr_rules_test),
 	KUNIT_CASE(vmlx_switch_dr_fabric_test),
 	KUNIT_CASE(vmlx_switch_lft_forwarding_test),
+	KUNIT_CASE(vmlx_switch_pma_test),
 	KUNIT_CASE(vmlx_sma_mad_core_test),
 	{}
 };

@@ -17,6 +17,13 @@
 #    by N and PortXmitData by N x (S + 32) / 4 on the sender, the same on
 #    the receiver's Rcv counters, once perfquery's own answer (measured
 #    by two queries back to back) is taken off.
+#  - The switch's PMA (port 0, by its LID): perfquery answers for every
+#    switch port and refuses a port it does not have; a second UD
+#    pingpong moves switch port 2 (vmlx1's) and 3 (vmlx2's) by N packets
+#    and N x (S + 32) / 4 words each way, the switch's Xmit on a port
+#    being what the HCA there received and its Rcv what the HCA sent;
+#    perfquery -x and -a, ibqueryerrors without PMA query failures, the
+#    counters in debugfs; perfquery -R zeroes a switch port.
 #  - saquery (opensm's SA over our GSI and RMPP): every node record and
 #    the path records between the HCAs.
 #  - Verbs with the LIDs opensm assigned: ibv_rc_pingpong, ib_write_bw.
@@ -260,6 +267,80 @@ for c in "1 PortXmitPkts $n" "2 PortXmitData $((n * words))" \
 			"$got" "$exp"
 	done
 done
+
+# --- the switch's PMA ----------------------------------------------------------------
+# The switch's PMA is queried from vmlx0 port 1, so that the queries enter
+# and leave the switch by its port 1 and leave its ports 2 and 3 alone.
+swpq="perfquery -C vmlx0 -P 1"
+# swcounters K: "xmit_pkts xmit_data rcv_pkts rcv_data" of switch port K
+swcounters() {
+	local out
+	out=$(timeout 20 $swpq "$swlid" "$1" 2>&1)
+	echo "$(field "$out" PortXmitPkts) $(field "$out" PortXmitData)" \
+		"$(field "$out" PortRcvPkts) $(field "$out" PortRcvData)"
+}
+for k in $(seq $nhca); do
+	out=$(timeout 20 $swpq "$swlid" "$k" 2>&1)
+	tap_like "perfquery $swlid $k: the switch's PMA answers for port $k" \
+		"$out" "PortSelect:\.*$k"$'\n'"(.*"$'\n'")*PortXmitPkts:\.*[0-9]+"
+done
+tap_check_fails "perfquery $swlid $((nhca + 1)): no such switch port" \
+	timeout 20 $swpq "$swlid" $((nhca + 1))
+# the switch's ports 2 and 3 see none of the switch queries; the HCA
+# queries (counters) are made outside the switch's window, and the HCAs'
+# own answers are taken off as above
+h1a=$(counters vmlx1) h2a=$(counters vmlx2)
+h1b=$(counters vmlx1) h2b=$(counters vmlx2)
+s2a=$(swcounters 2) s3a=$(swcounters 3)
+s2b=$(swcounters 2) s3b=$(swcounters 3)
+port=$((port + 1))
+run_pair "ibv_ud_pingpong -n $n -s $s again (vmlx2 to vmlx1), for the switch" \
+	"$port" "$run" \
+	timeout 60 ibv_ud_pingpong -d vmlx1 -i 1 -p "$port" -n $n -s $s -- \
+	timeout 60 ibv_ud_pingpong -d vmlx2 -i 1 -p "$port" -n $n -s $s "$host"
+s2c=$(swcounters 2) s3c=$(swcounters 3)
+h1c=$(counters vmlx1) h2c=$(counters vmlx2)
+# hca_delta BEFORE MID AFTER IDX: what the pingpong moved, perfquery's own
+# answers taken off
+hca_delta() {
+	read -r got exp <<<"$(delta_ok "$1" "$2" "$3" "$4" 0)"
+	echo $((got - exp))
+}
+# switch counter IDX on a port -> the HCA counter there it mirrors
+mirror=(- 3 4 1 2)
+for c in "1 PortXmitPkts $n" "2 PortXmitData $((n * words))" \
+	"3 PortRcvPkts $n" "4 PortRcvData $((n * words))"; do
+	read -r idx name want <<<"$c"
+	for side in "2 vmlx1 s2 h1" "3 vmlx2 s3 h2"; do
+		read -r k d v h <<<"$side"
+		eval "read -r got exp <<<\"\$(delta_ok \"\$${v}a\" \"\$${v}b\" \"\$${v}c\" $idx $want)\""
+		tap_is "perfquery $swlid $k: $name grew by $want" "$got" "$exp"
+		eval "hd=\$(hca_delta \"\$${h}a\" \"\$${h}b\" \"\$${h}c\" ${mirror[$idx]})"
+		tap_is "switch port $k $name: what $d counted the other way" \
+			"$((got - exp + want))" "$hd"
+	done
+done
+out=$(timeout 20 $swpq -x "$swlid" 2 2>&1)
+tap_like "perfquery -x $swlid 2: PortCountersExtended" "$out" \
+	"PortUnicastXmitPkts:\.*[0-9]+"
+tap_is "perfquery -x $swlid 2: PortXmitPkts as PortCounters has it" \
+	"$(field "$out" PortXmitPkts)" "$(cut -d' ' -f1 <<<"$(swcounters 2)")"
+out=$(timeout 60 $swpq -a "$swlid" 2>&1)
+tap_like "perfquery -a $swlid: counters of all switch ports" "$out" \
+	"PortXmitPkts:\.*[0-9]+"
+out=$(timeout 120 ibqueryerrors 2>&1)
+tap_like "ibqueryerrors: every node checked" "$out" "nodes checked"
+tap_is "ibqueryerrors: no PMA query failed" \
+	"$(grep -ci 'query failed\|failed to' <<<"$out")" 0
+tap_like "debugfs fabric: switch port 2 counts packets" \
+	"$(awk '$1 == "port" && $2 == 2' $dbg/fabric)" \
+	"xmit_packets [1-9][0-9]* xmit_bytes [1-9][0-9]* rcv_packets [1-9]"
+tap_check "perfquery -R $swlid 3" timeout 20 $swpq -R "$swlid" 3
+tap_is "perfquery $swlid 3 after the reset: zero" "$(swcounters 3)" "0 0 0 0"
+out=$(timeout 20 $swpq -x "$swlid" 3 2>&1)
+tap_is "perfquery -x $swlid 3 after the reset: zero" \
+	"$(field "$out" PortXmitData) $(field "$out" PortRcvPkts)" "0 0"
+tap_like "perfquery $swlid 2: not reset" "$(swcounters 2)" "^[1-9]"
 
 # --- the SA ---------------------------------------------------------------------------
 out=$(timeout 60 saquery NR 2>&1)
