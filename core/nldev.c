@@ -539,8 +539,31 @@ out_put:
 }
 
 /*
+ * Whether Q_Keys with the high bit set (IBA 10.2.4: controlled Q_Keys,
+ * such as the GSI's 0x80010000) may be given to the QPs of processes
+ * without CAP_NET_RAW.  Off unless an administrator turns it on with
+ * RDMA_NLDEV_CMD_SYS_SET; a byte, read without a lock.
+ */
+static bool nldev_privileged_qkey;
+
+/**
+ * rdma_nl_get_privileged_qkey() - may the caller use a controlled Q_Key
+ *
+ * Context: the requesting task, in a user access module about to give a
+ * user QP a Q_Key with bit 31 set.
+ * Return: true if the system setting allows it to everyone or the task
+ * has CAP_NET_RAW.
+ */
+bool rdma_nl_get_privileged_qkey(void)
+{
+	return READ_ONCE(nldev_privileged_qkey) || capable(CAP_NET_RAW);
+}
+EXPORT_SYMBOL(rdma_nl_get_privileged_qkey);
+
+/*
  * RDMA_NLDEV_CMD_SYS_GET: devices are shared by all network namespaces,
- * and user memory stays pinned across fork() (pin_user_pages).
+ * user memory stays pinned across fork() (pin_user_pages), and whether
+ * controlled Q_Keys are open to everyone.
  */
 static int nldev_sys_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			      struct netlink_ext_ack *extack)
@@ -559,7 +582,8 @@ static int nldev_sys_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	rnlh = nldev_put_hdr(msg, NETLINK_CB(skb).portid, nlh, 0);
 	if (!rnlh ||
 	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 1) ||
-	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE, 0) ||
+	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE,
+		       READ_ONCE(nldev_privileged_qkey)) ||
 	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -568,22 +592,30 @@ static int nldev_sys_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 }
 
 /*
- * RDMA_NLDEV_CMD_SYS_SET (CAP_NET_ADMIN): only the shared network
- * namespace mode exists, so setting it is all that succeeds.
+ * RDMA_NLDEV_CMD_SYS_SET (CAP_NET_ADMIN): the network namespace mode, of
+ * which only the shared mode exists, so setting it is all that succeeds;
+ * else the privileged Q_Key mode, 0 or 1.
  */
 static int nldev_sys_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			      struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	u8 mode;
 	int ret;
 
 	ret = nldev_parse(nlh, tb, extack);
 	if (ret)
 		return ret;
-	if (!tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE])
+	if (tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE])
+		return nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]) == 1 ?
+			0 : -EOPNOTSUPP;
+	if (!tb[RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE])
 		return -EINVAL;
-	return nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]) == 1 ?
-		0 : -EOPNOTSUPP;
+	mode = nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE]);
+	if (mode > 1)
+		return -EINVAL;
+	WRITE_ONCE(nldev_privileged_qkey, mode);
+	return 0;
 }
 
 /* What the resource commands show, per restrack type; see below. */

@@ -12,6 +12,7 @@
  */
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <rdma/rdma_netlink.h>
 
 #include "uverbs.h"
 
@@ -375,6 +376,13 @@ static int uverbs_modify_qp(struct uverbs_cmd_ctx *ctx,
 		return -EINVAL;
 	qp = uobj->object;
 
+	/* controlled Q_Keys (bit 31) belong to privileged QPs, as the GSI's */
+	if (base->attr_mask & IB_QP_QKEY && base->qkey & BIT(31) &&
+	    !rdma_nl_get_privileged_qkey()) {
+		ret = -EPERM;
+		goto out_put;
+	}
+
 	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
 	if (!attr) {
 		ret = -ENOMEM;
@@ -422,7 +430,8 @@ out_put:
  * @ctx: the command
  *
  * Return: 0 or a negative errno; -EOPNOTSUPP for mask bits beyond
- * IB_QP_DEST_QPN.
+ * IB_QP_DEST_QPN, -EPERM for a controlled Q_Key (bit 31 set) without
+ * CAP_NET_RAW while the privileged Q_Key mode is off.
  */
 int uverbs_cmd_modify_qp(struct uverbs_cmd_ctx *ctx)
 {
@@ -440,7 +449,7 @@ int uverbs_cmd_modify_qp(struct uverbs_cmd_ctx *ctx)
  * @ctx: the command
  *
  * Return: 0 or a negative errno; -EOPNOTSUPP for mask bits beyond
- * IB_QP_RATE_LIMIT.
+ * IB_QP_RATE_LIMIT, -EPERM as for MODIFY_QP.
  */
 int uverbs_cmd_ex_modify_qp(struct uverbs_cmd_ctx *ctx)
 {

@@ -62,5 +62,6 @@ int __rdma_nl_register(unsigned int index, const struct rdma_nl_cbs *cbs,
 
 void rdma_nl_unregister(unsigned int index);
 int rdma_nl_unicast(struct net *net, struct sk_buff *skb, u32 portid);
+bool rdma_nl_get_privileged_qkey(void);
 
 #endif /* RDMA_NETLINK_KERNEL_H */

@@ -28,6 +28,7 @@ GET_CHARDEV = 15
 # attributes
 DEV_INDEX, DEV_NAME, PORT_INDEX, NODE_GUID = 1, 2, 3, 6
 NETNS_MODE, CHARDEV_TYPE, CHARDEV_NAME = 66, 69, 70
+PRIVILEGED_QKEY_MODE = 96
 
 failed = 0
 seq = 1000
@@ -278,6 +279,30 @@ replies, _ = exchange(msg(nl_type(SYS_SET), F_REQUEST | F_ACK,
                           attr(NETNS_MODE, b"\1")))
 check(error_of(replies) == 0, "SYS_SET to shared netns mode: ACK 0")
 
+
+def qkey_mode():
+    """PRIVILEGED_QKEY_MODE of a SYS_GET reply, or None."""
+    rep, _ = exchange(msg(nl_type(SYS_GET), F_REQUEST | F_ACK))
+    for ty, _, _, _, payload in rep:
+        if ty == nl_type(SYS_GET):
+            a = attrs(payload)
+            if PRIVILEGED_QKEY_MODE in a:
+                return a[PRIVILEGED_QKEY_MODE][0]
+    return None
+
+
+check(qkey_mode() == 0, "SYS_GET: privileged Q_Key mode 0 (enforced)",
+      "got %r" % qkey_mode())
+expect_error("SYS_SET privileged Q_Key mode 2",
+             msg(nl_type(SYS_SET), F_REQUEST,
+                 attr(PRIVILEGED_QKEY_MODE, b"\2")), errno.EINVAL)
+for mode in (1, 0):
+    replies, _ = exchange(msg(nl_type(SYS_SET), F_REQUEST | F_ACK,
+                              attr(PRIVILEGED_QKEY_MODE, bytes([mode]))))
+    check(error_of(replies) == 0 and qkey_mode() == mode,
+          "SYS_SET privileged Q_Key mode %d: ACK 0, SYS_GET says %d" %
+          (mode, mode), "errno %r, mode %r" % (error_of(replies), qkey_mode()))
+
 # --- without CAP_NET_ADMIN ----------------------------------------------------
 r, w = os.pipe()
 pid = os.fork()
@@ -290,6 +315,9 @@ if pid == 0:
     rep, _ = exchange(msg(nl_type(SYS_SET), F_REQUEST,
                           attr(NETNS_MODE, b"\1")))
     res.append(error_of(rep))
+    rep, _ = exchange(msg(nl_type(SYS_SET), F_REQUEST,
+                          attr(PRIVILEGED_QKEY_MODE, b"\1")))
+    res.append(error_of(rep))
     rep, _ = exchange(msg(nl_type(GET), F_REQUEST | F_DUMP))
     res.append(error_of(rep))
     os.write(w, repr(res).encode())
@@ -297,8 +325,10 @@ if pid == 0:
 os.close(w)
 out = os.read(r, 100).decode()
 os.waitpid(pid, 0)
-check(out == "[%d, 0]" % -errno.EPERM,
-      "uid 65534: SYS_SET refused (EPERM), GET dump allowed", "got " + out)
+check(out == "[%d, %d, 0]" % (-errno.EPERM, -errno.EPERM) and
+      qkey_mode() == 0,
+      "uid 65534: SYS_SET of either mode refused (EPERM), GET dump allowed",
+      "got " + out)
 
 # --- garbage -------------------------------------------------------------------
 rng = random.Random(20)
