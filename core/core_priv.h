@@ -45,6 +45,20 @@ struct ib_port_data {
 	kzalloc(max_t(size_t, (device)->ops->size_##ib_type,		\
 		      sizeof(struct ib_type)), gfp)
 
+/* cgroup.c */
+#ifdef CONFIG_CGROUP_RDMA
+void ib_device_register_rdmacg(struct ib_device *device);
+void ib_device_unregister_rdmacg(struct ib_device *device);
+#else
+static inline void ib_device_register_rdmacg(struct ib_device *device)
+{
+}
+
+static inline void ib_device_unregister_rdmacg(struct ib_device *device)
+{
+}
+#endif
+
 /* device.c */
 extern struct workqueue_struct *ib_comp_wq;
 extern struct workqueue_struct *ib_comp_unbound_wq;

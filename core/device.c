@@ -349,6 +349,7 @@ int ib_register_device(struct ib_device *device, const char *name,
 	ret = ib_device_register_sysfs(device);
 	if (ret)
 		goto err_del;
+	ib_device_register_rdmacg(device);
 
 	refcount_set(&device->refcount, 1);
 	WRITE_ONCE(device->reg_state, IB_DEV_LIVE);
@@ -364,6 +365,7 @@ int ib_register_device(struct ib_device *device, const char *name,
 
 err_disable:
 	ib_disable_device(device);
+	ib_device_unregister_rdmacg(device);
 	ib_device_unregister_sysfs(device);
 err_del:
 	device_del(&device->dev);
@@ -398,6 +400,7 @@ void ib_unregister_device(struct ib_device *device)
 	mutex_lock(&ib_reg_mutex);
 	if (device->reg_state == IB_DEV_LIVE) {
 		ib_disable_device(device);
+		ib_device_unregister_rdmacg(device);
 		ib_device_unregister_sysfs(device);
 		device_del(&device->dev);
 		ib_release_name(device);

@@ -17,11 +17,13 @@
  *
  * Allocates the context with room for the driver's part, lets the driver
  * set it up and enters it in resource tracking, owned by the current
- * process.  The caller sets @ufile.
+ * process, whose rdma cgroup it is charged to (an hca_handle).  The
+ * caller sets @ufile.
  *
  * Context: process context; may sleep.
  * Return: the context, or ERR_PTR(-EOPNOTSUPP) if the driver has no user
- * contexts, or another ERR_PTR().
+ * contexts, ERR_PTR(-EAGAIN) if the cgroup is at its limit of handles
+ * for the device, or another ERR_PTR().
  */
 struct ib_ucontext *ib_alloc_ucontext(struct ib_device *device,
 				      struct ib_udata *udata)
@@ -39,9 +41,13 @@ struct ib_ucontext *ib_alloc_ucontext(struct ib_device *device,
 	rdma_restrack_new(&uctx->res, RDMA_RESTRACK_CTX);
 	rdma_restrack_set_name(&uctx->res, NULL);
 
-	ret = device->ops->alloc_ucontext(uctx, udata);
+	ret = ib_rdmacg_try_charge(&uctx->cg_obj, device,
+				   RDMACG_RESOURCE_HCA_HANDLE);
 	if (ret)
 		goto err_free;
+	ret = device->ops->alloc_ucontext(uctx, udata);
+	if (ret)
+		goto err_uncharge;
 	ret = rdma_restrack_add(device, &uctx->res);
 	if (ret)
 		goto err_dealloc;
@@ -49,6 +55,8 @@ struct ib_ucontext *ib_alloc_ucontext(struct ib_device *device,
 
 err_dealloc:
 	device->ops->dealloc_ucontext(uctx);
+err_uncharge:
+	ib_rdmacg_uncharge(&uctx->cg_obj, device, RDMACG_RESOURCE_HCA_HANDLE);
 err_free:
 	rdma_restrack_del(device, &uctx->res);
 	kfree(uctx);
@@ -68,6 +76,7 @@ void ib_dealloc_ucontext(struct ib_ucontext *uctx)
 
 	rdma_restrack_del(device, &uctx->res);
 	device->ops->dealloc_ucontext(uctx);
+	ib_rdmacg_uncharge(&uctx->cg_obj, device, RDMACG_RESOURCE_HCA_HANDLE);
 	kfree(uctx);
 }
 EXPORT_SYMBOL(ib_dealloc_ucontext);

@@ -45,6 +45,13 @@ struct ib_ucontext *uverbs_get_ucontext(struct ib_uverbs_file *ufile)
 	return smp_load_acquire(&ufile->ucontext);
 }
 
+/* Give back the object's charge to its creator's rdma cgroup. */
+static void uobj_uncharge(struct ib_uobject *uobj)
+{
+	ib_rdmacg_uncharge(&uobj->cg_obj, uobj->context->device,
+			   RDMACG_RESOURCE_HCA_OBJECT);
+}
+
 static void uobj_free(struct kref *ref)
 {
 	struct ib_uobject *uobj = container_of(ref, struct ib_uobject, ref);
@@ -61,8 +68,11 @@ static void uobj_free(struct kref *ref)
  * Reserves a handle.  The caller creates the hardware object, sets
  * @object and then calls uobj_alloc_commit(), or uobj_alloc_abort().
  *
+ * The object is charged to the rdma cgroup of the calling process.
+ *
  * Return: the object, ERR_PTR(-EINVAL) if the file has no context yet,
- * or another ERR_PTR().
+ * ERR_PTR(-EAGAIN) if the cgroup is at its limit of objects for the
+ * device, or another ERR_PTR().
  */
 struct ib_uobject *uobj_alloc_begin(const struct uverbs_obj_type *type,
 				    struct ib_uverbs_file *ufile)
@@ -77,6 +87,12 @@ struct ib_uobject *uobj_alloc_begin(const struct uverbs_obj_type *type,
 	uobj = kzalloc(max(type->obj_size, sizeof(*uobj)), GFP_KERNEL);
 	if (!uobj)
 		return ERR_PTR(-ENOMEM);
+	ret = ib_rdmacg_try_charge(&uobj->cg_obj, uctx->device,
+				   RDMACG_RESOURCE_HCA_OBJECT);
+	if (ret) {
+		kfree(uobj);
+		return ERR_PTR(ret);
+	}
 	uobj->ufile = ufile;
 	uobj->context = uctx;
 	uobj->type = type;
@@ -89,6 +105,7 @@ struct ib_uobject *uobj_alloc_begin(const struct uverbs_obj_type *type,
 	ret = xa_alloc(&ufile->objects, &uobj->id, NULL, xa_limit_31b,
 		       GFP_KERNEL);
 	if (ret) {
+		uobj_uncharge(uobj);
 		kfree(uobj);
 		return ERR_PTR(ret == -EBUSY ? -ENFILE : ret);
 	}
@@ -121,6 +138,7 @@ void uobj_alloc_commit(struct ib_uobject *uobj)
 void uobj_alloc_abort(struct ib_uobject *uobj)
 {
 	xa_erase(&uobj->ufile->objects, uobj->id);
+	uobj_uncharge(uobj);
 	kfree(uobj);
 }
 
@@ -206,6 +224,7 @@ static void uobj_remove(struct ib_uobject *uobj)
 	spin_lock(&ufile->uobj_lock);
 	list_del(&uobj->list);
 	spin_unlock(&ufile->uobj_lock);
+	uobj_uncharge(uobj);
 	kref_put(&uobj->ref, uobj_free);
 }
 

@@ -181,6 +181,8 @@ extern const struct uverbs_obj_type uverbs_type_mr;
  * @ref: lookups in flight and the table's own reference
  * @list: entry in the file's uobj_list
  * @rcu: the object is freed after a grace period, for lockless lookup
+ * @cg_obj: its charge (one hca_object) to the rdma cgroup of its creator,
+ *	from uobj_alloc_begin() until it leaves the handle table
  */
 struct ib_uobject {
 	struct ib_uverbs_file		*ufile;
@@ -193,6 +195,7 @@ struct ib_uobject {
 	struct kref			ref;
 	struct list_head		list;
 	struct rcu_head			rcu;
+	struct ib_rdmacg_object		cg_obj;
 };
 
 /**

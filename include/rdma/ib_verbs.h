@@ -19,6 +19,7 @@
 #ifndef IB_VERBS_H
 #define IB_VERBS_H
 
+#include <linux/cgroup_rdma.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/device.h>
@@ -901,10 +902,44 @@ enum ib_pd_flags {
 struct ib_uverbs_file;
 
 /**
+ * struct ib_rdmacg_object - what a resource charged to the rdma cgroup
+ *	controller remembers for its uncharge (core/cgroup.c)
+ * @cg: the cgroup charged
+ */
+struct ib_rdmacg_object {
+#ifdef CONFIG_CGROUP_RDMA
+	struct rdma_cgroup	*cg;
+#endif
+};
+
+#ifdef CONFIG_CGROUP_RDMA
+int ib_rdmacg_try_charge(struct ib_rdmacg_object *cg_obj,
+			 struct ib_device *device,
+			 enum rdmacg_resource_type type);
+void ib_rdmacg_uncharge(struct ib_rdmacg_object *cg_obj,
+			struct ib_device *device,
+			enum rdmacg_resource_type type);
+#else
+static inline int ib_rdmacg_try_charge(struct ib_rdmacg_object *cg_obj,
+				       struct ib_device *device,
+				       enum rdmacg_resource_type type)
+{
+	return 0;
+}
+
+static inline void ib_rdmacg_uncharge(struct ib_rdmacg_object *cg_obj,
+				      struct ib_device *device,
+				      enum rdmacg_resource_type type)
+{
+}
+#endif
+
+/**
  * struct ib_ucontext - a user process's context on a device
  * @device: the device
  * @ufile: the uverbs file the context belongs to; opaque outside uverbs
  * @res: resource tracking
+ * @cg_obj: its charge (one hca_handle) to the rdma cgroup of its creator
  *
  * Created by the uverbs GET_CONTEXT command through ib_alloc_ucontext(),
  * with room for the driver's private part (INIT_RDMA_OBJ_SIZE()).  Every
@@ -915,6 +950,7 @@ struct ib_ucontext {
 	struct ib_device	*device;
 	struct ib_uverbs_file	*ufile;
 	struct rdma_restrack_entry res;
+	struct ib_rdmacg_object	cg_obj;
 };
 
 /**
@@ -1509,6 +1545,8 @@ struct rdma_restrack_root;
  * @client_data: client id -> per-client context, for clients whose add
  *	callback accepted this device
  * @groups: sysfs attribute groups of @dev
+ * @cg_device: the device as the rdma cgroup controller knows it, while
+ *	registered (core/cgroup.c)
  */
 struct ib_device {
 	struct device			dev;
@@ -1536,6 +1574,9 @@ struct ib_device {
 	struct completion		unreg_completion;
 	struct xarray			client_data;
 	const struct attribute_group	*groups[3];
+#ifdef CONFIG_CGROUP_RDMA
+	struct rdmacg_device		cg_device;
+#endif
 };
 
 /**
