@@ -105,6 +105,7 @@ int ib_cache_setup_one(struct ib_device *device)
 		struct ib_port_data *pd = ib_port(device, port);
 
 		rwlock_init(&pd->cache_lock);
+		INIT_LIST_HEAD(&pd->qp_pkeys);
 		if (device->ops->get_port_immutable) {
 			ret = device->ops->get_port_immutable(device, port,
 							      &pd->immutable);
@@ -168,6 +169,11 @@ static void ib_event_work_fn(struct work_struct *work)
 			dev_warn_ratelimited(&device->dev,
 					     "port %u cache update failed: %d\n",
 					     ew->event.element.port_num, ret);
+		/* P_Keys or the subnet prefix changed: the LSM decides anew */
+		if (ew->event.event == IB_EVENT_PKEY_CHANGE ||
+		    ew->event.event == IB_EVENT_GID_CHANGE)
+			ib_security_cache_change(device,
+						 ew->event.element.port_num);
 	}
 
 	down_read(&device->event_handler_rwsem);
@@ -468,6 +474,59 @@ int ib_get_cached_lmc(struct ib_device *device, u32 port_num, u8 *lmc)
 	return 0;
 }
 EXPORT_SYMBOL(ib_get_cached_lmc);
+
+/**
+ * ib_get_cached_pkey - a P_Key of a port's cached table
+ * @device: the device
+ * @port_num: the port
+ * @index: the table index
+ * @pkey: filled in
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for a bad port or index.
+ */
+int ib_get_cached_pkey(struct ib_device *device, u32 port_num, u16 index,
+		       u16 *pkey)
+{
+	struct ib_port_data *pd;
+	unsigned long flags;
+
+	if (!rdma_is_port_valid(device, port_num))
+		return -EINVAL;
+	pd = ib_port(device, port_num);
+	if (index >= pd->immutable.pkey_tbl_len)
+		return -EINVAL;
+	read_lock_irqsave(&pd->cache_lock, flags);
+	*pkey = pd->pkeys[index];
+	read_unlock_irqrestore(&pd->cache_lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL(ib_get_cached_pkey);
+
+/**
+ * ib_get_cached_subnet_prefix - a port's cached subnet prefix
+ * @device: the device
+ * @port_num: the port
+ * @prefix: filled in, host order
+ *
+ * Context: any.
+ * Return: 0 or -EINVAL for a bad port.
+ */
+int ib_get_cached_subnet_prefix(struct ib_device *device, u32 port_num,
+				u64 *prefix)
+{
+	struct ib_port_data *pd;
+	unsigned long flags;
+
+	if (!rdma_is_port_valid(device, port_num))
+		return -EINVAL;
+	pd = ib_port(device, port_num);
+	read_lock_irqsave(&pd->cache_lock, flags);
+	*prefix = pd->subnet_prefix;
+	read_unlock_irqrestore(&pd->cache_lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL(ib_get_cached_subnet_prefix);
 
 /**
  * ib_get_cached_port_state - a port's cached state

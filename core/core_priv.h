@@ -10,6 +10,7 @@
 #include <rdma/ib_verbs.h>
 
 struct ib_port_kobj;
+struct ib_mad_agent;
 
 /**
  * struct ib_port_data - what the core keeps per port
@@ -23,6 +24,8 @@ struct ib_port_kobj;
  * @gids: cached GID table, @immutable.gid_tbl_len entries
  * @sysfs: the port's directory /sys/class/infiniband/<dev>/ports/<port>,
  *	from registration to unregistration (sysfs.c)
+ * @qp_pkeys: the P_Key indexes QPs use on the port, for the LSM
+ *	(security.c; its lock protects the list)
  *
  * The cache is refreshed at registration and on every port event, before
  * the event handlers are called, so they see the new values.
@@ -38,12 +41,124 @@ struct ib_port_data {
 	u16			*pkeys;
 	union ib_gid		*gids;
 	struct ib_port_kobj	*sysfs;
+	struct list_head	qp_pkeys;
 };
 
 /* Allocate an ib_* object with room for the driver's part of it. */
 #define rdma_zalloc_obj(device, ib_type, gfp)				\
 	kzalloc(max_t(size_t, (device)->ops->size_##ib_type,		\
 		      sizeof(struct ib_type)), gfp)
+
+/* security.c */
+#ifdef CONFIG_SECURITY_INFINIBAND
+/**
+ * struct ib_qp_pkey - a port and P_Key index a QP uses
+ * @entry: in the port's ib_port_data.qp_pkeys while @valid, under the
+ *	lock of security.c
+ * @sec: the QP's security state
+ * @port: the port
+ * @pkey_index: the P_Key index
+ * @valid: the path is set (an alternate path may not be)
+ */
+struct ib_qp_pkey {
+	struct list_head	entry;
+	struct ib_qp_security	*sec;
+	u32			port;
+	u16			pkey_index;
+	bool			valid;
+};
+
+/**
+ * struct ib_qp_security - the LSM's view of a QP
+ * @qp: the QP
+ * @lsm: the LSM's blob for it
+ * @main: the primary path's port and P_Key index in force
+ * @alt: the alternate path's
+ * @error_entry: in the enforcement's list of QPs to move to ERR
+ * @error_pending: enforcements about to move the QP to ERR
+ * @destroying: the QP is being destroyed; enforcement leaves it alone
+ * @error_done: completed when @error_pending drops to 0 while @destroying
+ */
+struct ib_qp_security {
+	struct ib_qp		*qp;
+	void			*lsm;
+	struct ib_qp_pkey	main;
+	struct ib_qp_pkey	alt;
+	struct list_head	error_entry;
+	unsigned int		error_pending;
+	bool			destroying;
+	struct completion	error_done;
+};
+
+int ib_qp_security_create(struct ib_qp *qp);
+void ib_qp_security_destroy_begin(struct ib_qp *qp);
+void ib_qp_security_destroy_abort(struct ib_qp *qp);
+void ib_qp_security_destroy_end(struct ib_qp *qp);
+int ib_qp_security_modify(struct ib_qp *qp, struct ib_qp_attr *attr,
+			  int mask, struct ib_udata *udata);
+void ib_security_qp_to_error(struct ib_qp *qp);
+void ib_security_cache_change(struct ib_device *device, u32 port);
+int ib_security_init(void);
+void ib_security_cleanup(void);
+int ib_mad_agent_security_setup(struct ib_mad_agent *agent,
+				enum ib_qp_type qp_type);
+void ib_mad_agent_security_cleanup(struct ib_mad_agent *agent);
+int ib_mad_enforce_security(struct ib_mad_agent *agent, u16 pkey_index);
+#else
+static inline int ib_qp_security_create(struct ib_qp *qp)
+{
+	return 0;
+}
+
+static inline void ib_qp_security_destroy_begin(struct ib_qp *qp)
+{
+}
+
+static inline void ib_qp_security_destroy_abort(struct ib_qp *qp)
+{
+}
+
+static inline void ib_qp_security_destroy_end(struct ib_qp *qp)
+{
+}
+
+static inline int ib_qp_security_modify(struct ib_qp *qp,
+					struct ib_qp_attr *attr, int mask,
+					struct ib_udata *udata)
+{
+	return qp->device->ops->modify_qp(qp, attr, mask, udata);
+}
+
+static inline void ib_security_cache_change(struct ib_device *device,
+					    u32 port)
+{
+}
+
+static inline int ib_security_init(void)
+{
+	return 0;
+}
+
+static inline void ib_security_cleanup(void)
+{
+}
+
+static inline int ib_mad_agent_security_setup(struct ib_mad_agent *agent,
+					      enum ib_qp_type qp_type)
+{
+	return 0;
+}
+
+static inline void ib_mad_agent_security_cleanup(struct ib_mad_agent *agent)
+{
+}
+
+static inline int ib_mad_enforce_security(struct ib_mad_agent *agent,
+					  u16 pkey_index)
+{
+	return 0;
+}
+#endif
 
 /* cgroup.c */
 #ifdef CONFIG_CGROUP_RDMA

@@ -705,8 +705,13 @@ static int __init ib_core_init(void)
 	ret = ib_mad_init();
 	if (ret)
 		goto err_nldev;
+	ret = ib_security_init();
+	if (ret)
+		goto err_mad;
 	return 0;
 
+err_mad:
+	ib_mad_cleanup();
 err_nldev:
 	nldev_exit();
 err_nl:
@@ -725,6 +730,7 @@ err:
 
 static void __exit ib_core_exit(void)
 {
+	ib_security_cleanup();
 	ib_mad_cleanup();
 	WARN_ON(!xa_empty(&ib_devices));
 	nldev_exit();

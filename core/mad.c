@@ -344,7 +344,11 @@ ib_mad_agent_create(struct ib_mad_qp_info *qp_info,
 	priv->agent.flags = registration_flags;
 	priv->agent.rmpp_version = rmpp_version;
 	priv->agent.smp_allowed = true;
-	INIT_LIST_HEAD(&priv->agent.mad_agent_sec_list);
+	ret = ib_mad_agent_security_setup(&priv->agent,
+					  qp_info->qp->qp_type == IB_QPT_SMI ?
+					  IB_QPT_SMI : IB_QPT_GSI);
+	if (ret)
+		goto err_free;
 	spin_lock_init(&priv->lock);
 	INIT_LIST_HEAD(&priv->send_list);
 	INIT_LIST_HEAD(&priv->wait_list);
@@ -358,7 +362,7 @@ ib_mad_agent_create(struct ib_mad_qp_info *qp_info,
 			      XA_LIMIT(1, (1 << 24) - 1), &ib_mad_next_tid,
 			      GFP_KERNEL);
 	if (ret < 0)
-		goto err_free;
+		goto err_security;
 	priv->agent.hi_tid = hi_tid;
 
 	if (mad_reg_req) {
@@ -376,6 +380,8 @@ ib_mad_agent_create(struct ib_mad_qp_info *qp_info,
 
 err_xa:
 	xa_erase(&ib_mad_agents, hi_tid);
+err_security:
+	ib_mad_agent_security_cleanup(&priv->agent);
 err_free:
 	kfree(spare);
 	kfree(priv->reg_req);
@@ -727,6 +733,9 @@ static int ib_mad_post_one(struct ib_mad_send_wr_private *wr)
 		return -EINVAL;
 	if (buf->timeout_ms && !priv->agent.recv_handler)
 		return -EINVAL;
+	ret = ib_mad_enforce_security(&priv->agent, wr->send_wr.pkey_index);
+	if (ret)
+		return ret;
 	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
 		if (priv->qp_info->qp->qp_num != 0)
 			return -EINVAL;
@@ -1028,6 +1037,7 @@ void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 	wait_for_completion(&priv->comp);
 	/* no receive runs any more: drop the reassemblies */
 	ib_mad_rmpp_agent_cleanup(priv);
+	ib_mad_agent_security_cleanup(&priv->agent);
 	kfree(priv->reg_req);
 	kfree(priv);
 }
@@ -1129,6 +1139,12 @@ static struct ib_mad_private *ib_mad_recv_rmpp(struct ib_mad_agent_private *priv
 static void ib_mad_deliver_request(struct ib_mad_agent_private *priv,
 				   struct ib_mad_private *mp)
 {
+	/* the agent's P_Key (QP1) or subnet management (QP0) rights */
+	if (ib_mad_enforce_security(&priv->agent, mp->wc.pkey_index)) {
+		kfree(mp);
+		ib_mad_agent_put(priv);
+		return;
+	}
 	mp = ib_mad_recv_rmpp(priv, mp);
 	if (mp)
 		priv->agent.recv_handler(&priv->agent, NULL, &mp->recv_wc);
@@ -1189,6 +1205,11 @@ static void ib_mad_deliver_response(struct ib_mad_qp_info *qp_info,
 	xa_unlock_irqrestore(&ib_mad_agents, flags);
 	if (!priv) {
 		kfree(mp);
+		return;
+	}
+	if (ib_mad_enforce_security(&priv->agent, mp->wc.pkey_index)) {
+		kfree(mp);
+		ib_mad_agent_put(priv);
 		return;
 	}
 	if (!priv->agent.recv_handler)

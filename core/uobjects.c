@@ -221,9 +221,12 @@ struct ib_qp *ib_create_qp_user(struct ib_pd *pd, struct ib_uobject *uobject,
 	ret = device->ops->create_qp(qp, qp_init_attr, udata);
 	if (ret)
 		goto err_free;
-	ret = rdma_restrack_add(device, &qp->res);
+	ret = ib_qp_security_create(qp);
 	if (ret)
 		goto err_destroy;
+	ret = rdma_restrack_add(device, &qp->res);
+	if (ret)
+		goto err_security;
 
 	qp->max_send_wr = qp_init_attr->cap.max_send_wr;
 	qp->max_recv_wr = qp_init_attr->cap.max_recv_wr;
@@ -234,6 +237,9 @@ struct ib_qp *ib_create_qp_user(struct ib_pd *pd, struct ib_uobject *uobject,
 		atomic_inc(&qp->srq->usecnt);
 	return qp;
 
+err_security:
+	ib_qp_security_destroy_begin(qp);
+	ib_qp_security_destroy_end(qp);
 err_destroy:
 	device->ops->destroy_qp(qp, udata);
 err_free:

@@ -576,9 +576,12 @@ struct ib_qp *ib_create_qp(struct ib_pd *pd,
 	ret = device->ops->create_qp(qp, qp_init_attr, NULL);
 	if (ret)
 		goto err_free;
-	ret = rdma_restrack_add(device, &qp->res);
+	ret = ib_qp_security_create(qp);
 	if (ret)
 		goto err_destroy;
+	ret = rdma_restrack_add(device, &qp->res);
+	if (ret)
+		goto err_security;
 
 	qp->max_send_wr = qp_init_attr->cap.max_send_wr;
 	qp->max_recv_wr = qp_init_attr->cap.max_recv_wr;
@@ -589,6 +592,9 @@ struct ib_qp *ib_create_qp(struct ib_pd *pd,
 		atomic_inc(&qp->srq->usecnt);
 	return qp;
 
+err_security:
+	ib_qp_security_destroy_begin(qp);
+	ib_qp_security_destroy_end(qp);
 err_destroy:
 	device->ops->destroy_qp(qp, NULL);
 err_free:
@@ -660,11 +666,12 @@ static int ib_check_qp_attr(struct ib_qp *qp, struct ib_qp_attr *attr,
  *
  * The transition and the attributes it needs are checked against the IBA's
  * rules (ib_modify_qp_is_ok()) and their value ranges before the driver
- * sees them.  Modifies of one QP are serialised.
+ * sees them, and the P_Keys a new port or P_Key index gives the QP
+ * against the LSM (core/security.c).  Modifies of one QP are serialised.
  *
  * Context: process context; may sleep.
- * Return: 0, -EINVAL for a transition or attributes the rules refuse, or
- * the driver's error.
+ * Return: 0, -EINVAL for a transition or attributes the rules refuse,
+ * -EACCES for a P_Key the LSM refuses, or the driver's error.
  */
 int ib_modify_qp_user(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
 		      int qp_attr_mask, struct ib_udata *udata)
@@ -685,7 +692,8 @@ int ib_modify_qp_user(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
 	if (ret)
 		goto out;
 
-	ret = qp->device->ops->modify_qp(qp, qp_attr, qp_attr_mask, udata);
+	/* with the LSM's say when a port or a P_Key index is set */
+	ret = ib_qp_security_modify(qp, qp_attr, qp_attr_mask, udata);
 	if (ret)
 		goto out;
 	qp->state = next;
@@ -751,9 +759,13 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 	struct ib_srq *srq = qp->srq;
 	int ret;
 
+	ib_qp_security_destroy_begin(qp);
 	ret = device->ops->destroy_qp(qp, udata);
-	if (ret)
+	if (ret) {
+		ib_qp_security_destroy_abort(qp);
 		return ret;
+	}
+	ib_qp_security_destroy_end(qp);
 	atomic_dec(&pd->usecnt);
 	atomic_dec(&scq->usecnt);
 	atomic_dec(&rcq->usecnt);

@@ -548,11 +548,13 @@ enum {
  * @hi_tid: upper 32 bits of the TIDs of the agent's requests, by which
  *	responses are routed back to it
  * @flags: registration flags (IB_MAD_USER_RMPP)
- * @security: unused (no LSM hooks)
- * @mad_agent_sec_list: unused (no LSM hooks)
+ * @security: the LSM's blob for the agent (core/security.c; NULL without
+ *	CONFIG_SECURITY_INFINIBAND)
+ * @mad_agent_sec_list: entry in the LSM's list of QP0 agents
  * @port_num: the port
  * @rmpp_version: RMPP version the agent speaks, 0 for none
- * @smp_allowed: may use QP0 (always true here)
+ * @smp_allowed: a QP0 agent may manage the subnet through the port, as
+ *	the LSM last said (always true without CONFIG_SECURITY_INFINIBAND)
  */
 struct ib_mad_agent {
 	struct ib_device	*device;

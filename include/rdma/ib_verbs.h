@@ -1255,6 +1255,8 @@ struct ib_qp_attr {
 	u32			rate_limit;
 };
 
+struct ib_qp_security;
+
 /**
  * struct ib_qp - a queue pair
  * @device: its device
@@ -1273,6 +1275,7 @@ struct ib_qp_attr {
  * @state: current state, as last set through ib_modify_qp()
  * @mutex: see below
  * @res: resource tracking
+ * @qp_sec: the LSM's view of the QP (core/security.c), or NULL
  */
 struct ib_qp {
 	struct ib_device	*device;
@@ -1293,6 +1296,7 @@ struct ib_qp {
 	/* serialises ib_modify_qp() on this QP; protects state and port */
 	struct mutex		mutex;
 	struct rdma_restrack_entry res;
+	struct ib_qp_security	*qp_sec;
 };
 
 bool ib_modify_qp_is_ok(enum ib_qp_state cur_state, enum ib_qp_state next_state,
@@ -1772,6 +1776,10 @@ int rdma_query_gid(struct ib_device *device, u32 port_num, int index,
 int ib_find_gid(struct ib_device *device, const union ib_gid *gid,
 		u32 *port_num, u16 *index);
 int ib_get_cached_lmc(struct ib_device *device, u32 port_num, u8 *lmc);
+int ib_get_cached_pkey(struct ib_device *device, u32 port_num, u16 index,
+		       u16 *pkey);
+int ib_get_cached_subnet_prefix(struct ib_device *device, u32 port_num,
+				u64 *prefix);
 int ib_get_cached_port_state(struct ib_device *device, u32 port_num,
 			     enum ib_port_state *state);
 

@@ -4,11 +4,17 @@
  * objects in use cannot be freed, QP transitions and attributes the rules
  * refuse never reach the driver, port events refresh the cache before
  * handlers run, resource tracking counts what exists, and ib_alloc_cq()
- * delivers completions to their ib_cqe.
+ * delivers completions to their ib_cqe.  With CONFIG_SECURITY_INFINIBAND,
+ * the P_Key indexes QPs use are tracked for the LSM as modifies set them,
+ * a modify the driver refuses leaves them as they were, and a P_Key
+ * change re-checks them (no LSM of a KUnit kernel refuses a P_Key, so the
+ * QP stays usable).
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <rdma/ib_verbs.h>
+
+#include "../../core/core_priv.h"
 
 #define KVT_PKEYS	4
 #define KVT_GIDS	2
@@ -20,6 +26,7 @@ struct kvt_dev {
 	u32 lid;
 	u16 pkey3;		/* what the driver reports at P_Key index 3 */
 	int modify_qp_calls;
+	int modify_qp_err;	/* what the driver's modify_qp returns */
 	struct ib_wc pending[KVT_MAX_WC];
 	int npending;
 };
@@ -129,7 +136,7 @@ static int kvt_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 			 struct ib_udata *udata)
 {
 	to_kvt(qp->device)->modify_qp_calls++;
-	return 0;
+	return to_kvt(qp->device)->modify_qp_err;
 }
 
 static int kvt_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
@@ -461,6 +468,80 @@ static void ib_verbs_events(struct kunit *test)
 			   "WR flushed");
 }
 
+#ifdef CONFIG_SECURITY_INFINIBAND
+/* How many pairs of @qp are on the LSM's list of @port. */
+static int kvt_listed(struct ib_device *dev, u32 port, struct ib_qp *qp)
+{
+	struct ib_qp_pkey *pp;
+	int n = 0;
+
+	list_for_each_entry(pp, &dev->port_data[port].qp_pkeys, entry)
+		n += pp->sec->qp == qp;
+	return n;
+}
+
+/* The P_Key index a QP uses, tracked for the LSM as modifies set it. */
+static void ib_verbs_qp_security(struct kunit *test)
+{
+	struct kvt_dev *kd = test->priv;
+	struct ib_device *dev = &kd->ibdev;
+	struct kvt_event_probe probe = {};
+	struct ib_event event = {
+		.device = dev,
+		.event = IB_EVENT_PKEY_CHANGE,
+		.element.port_num = 1,
+	};
+	struct ib_qp_attr attr = {};
+	struct ib_qp_security *sec;
+	struct kvt_objs o;
+
+	kvt_make_objs(test, &o, IB_QPT_RC);
+	sec = o.qp->qp_sec;
+	KUNIT_ASSERT_NOT_NULL(test, sec);
+	KUNIT_EXPECT_FALSE(test, sec->main.valid);
+	KUNIT_EXPECT_FALSE(test, sec->alt.valid);
+	KUNIT_EXPECT_EQ(test, kvt_listed(dev, 1, o.qp), 0);
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.port_num = 1;
+	attr.pkey_index = 2;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE |
+					   IB_QP_PORT | IB_QP_PKEY_INDEX |
+					   IB_QP_ACCESS_FLAGS), 0);
+	KUNIT_EXPECT_TRUE(test, sec->main.valid);
+	KUNIT_EXPECT_EQ(test, sec->main.port, 1);
+	KUNIT_EXPECT_EQ(test, sec->main.pkey_index, 2);
+	KUNIT_EXPECT_EQ(test, kvt_listed(dev, 1, o.qp), 1);
+
+	/* the driver refuses: the pair in force stays, listed once */
+	kd->modify_qp_err = -EIO;
+	attr.pkey_index = 1;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX), -EIO);
+	KUNIT_EXPECT_EQ(test, sec->main.pkey_index, 2);
+	KUNIT_EXPECT_EQ(test, kvt_listed(dev, 1, o.qp), 1);
+	kd->modify_qp_err = 0;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(o.qp, &attr, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX), 0);
+	KUNIT_EXPECT_EQ(test, sec->main.pkey_index, 1);
+	KUNIT_EXPECT_EQ(test, kvt_listed(dev, 1, o.qp), 1);
+
+	/* a P_Key change checks the QP again; allowed, it stays in INIT */
+	init_completion(&probe.seen);
+	INIT_IB_EVENT_HANDLER(&probe.handler, dev, kvt_event_fn);
+	ib_register_event_handler(&probe.handler);
+	ib_dispatch_event(&event);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&probe.seen, 5 * HZ),
+			0);
+	ib_unregister_event_handler(&probe.handler);
+	KUNIT_EXPECT_EQ(test, o.qp->state, IB_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, kvt_listed(dev, 1, o.qp), 1);
+
+	kvt_free_objs(test, &o);
+	KUNIT_EXPECT_TRUE(test, list_empty(&dev->port_data[1].qp_pkeys));
+}
+#endif
+
 struct kvt_cqe {
 	struct ib_cqe cqe;
 	int calls;
@@ -510,6 +591,9 @@ static struct kunit_case ib_verbs_test_cases[] = {
 	KUNIT_CASE(ib_verbs_port_cache),
 	KUNIT_CASE(ib_verbs_events),
 	KUNIT_CASE(ib_verbs_cq_direct),
+#ifdef CONFIG_SECURITY_INFINIBAND
+	KUNIT_CASE(ib_verbs_qp_security),
+#endif
 	{}
 };
 
