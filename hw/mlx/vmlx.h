@@ -64,10 +64,13 @@
 #define VMLX_MAX_PORTS	2
 
 /*
- * Identity.  No silicon is claimed: the vendor id is 0 (unassigned), the
- * part id spells "vmlx" loosely, the firmware version is this driver's.
+ * Identity.  No silicon is claimed.  The vendor id is the OUI of the
+ * node GUIDs (VMLX_GUID_PREFIX below): 02:76:6d, locally administered,
+ * so no IEEE-assigned vendor's; query_device, NodeInfo:VendorID of the
+ * HCAs and of the switch all report it.  The part id spells "vm"; the
+ * firmware version is this driver's.
  */
-#define VMLX_VENDOR_ID			0
+#define VMLX_VENDOR_ID			0x02766d
 #define VMLX_VENDOR_PART_ID		0x766d
 #define VMLX_FW_VERSION_NUM		((0ULL << 32) | (1 << 16) | 0)
 /* sysfs hw_rev, hca_type and board_id */
@@ -151,6 +154,7 @@
  * the node GUID plus the port number.
  */
 #define VMLX_GUID_PREFIX	0x02766d6c00000000ULL
+static_assert(VMLX_GUID_PREFIX >> 40 == VMLX_VENDOR_ID);
 /* the HCA number the emulated switch's GUID is built from */
 #define VMLX_SWITCH_GUID_NUM	0xfffULL
 

@@ -154,6 +154,8 @@ tap_is "ibstatus: $nhca ports ACTIVE" "$(grep -c 'state:.*4: ACTIVE' <<<"$out")"
 out=$(timeout 20 smpquery -D nodeinfo 0,1 2>&1)
 swguid=$(field "$out" Guid)
 swguid=${swguid#0x}
+tap_is "the switch's VendorId: the OUI of vmlx GUIDs" \
+	"$(field "$out" VendorId)" 0x02766d
 tap_like "the switch's node GUID" "$swguid" "^[0-9a-f]{16}$"
 swlid=$(timeout 20 smpquery -D portinfo 0,1 0 2>&1 | sed -n 's/^Lid:\.*//p')
 tap_like "the switch's LID" "$swlid" "^[1-9][0-9]*$"
@@ -190,6 +192,10 @@ for d in $devs; do
 		"NodeType:\.*Channel Adapter"
 	tap_is "smpquery nodeinfo $l: node GUID" "$(field "$out" Guid)" \
 		"0x$(hexguid "$(cat $ib/$d/node_guid)")"
+	tap_is "smpquery nodeinfo $l: VendorId, as ibv_devinfo says" \
+		"$(field "$out" VendorId)" \
+		"$(printf '0x%06x' "$(ibv_devinfo -d "$d" |
+			sed -n 's/^[[:space:]]*vendor_id:[[:space:]]*//p')")"
 	out=$(timeout 20 smpquery portinfo "$l" 2>&1)
 	tap_is "smpquery portinfo $l: LID" "$(field "$out" Lid)" "$l"
 	tap_is "smpquery portinfo $l: Active" "$(field "$out" LinkState)" \
