@@ -819,17 +819,48 @@ static int vmlx_sma_vlarb(struct vmlx_dev *vdev, u32 port_num,
 	return vmlx_smp_reply(smp, 0);
 }
 
-/* SubnGet/SubnSet for an HCA port; @smp is a copy of @req to answer in. */
+/*
+ * The port an SMP acts on: the one its attribute modifier names for
+ * PortInfo and VLArbitration (when valid: else the handler refuses it),
+ * the one it arrived on for everything else.
+ */
+static struct vmlx_port *vmlx_sma_acted_on(struct vmlx_dev *vdev,
+					   u32 port_num,
+					   const struct ib_smp *smp)
+{
+	u32 am = be32_to_cpu(smp->attr_mod);
+	struct vmlx_port *port = NULL;
+
+	if (smp->attr_id == IB_SMP_ATTR_PORT_INFO ||
+	    smp->attr_id == IB_SMP_ATTR_VL_ARB_TABLE)
+		port = vmlx_am_port(vdev, port_num, am & 0xff);
+	return port ? port : vmlx_port(vdev, port_num);
+}
+
+/*
+ * SubnGet/SubnSet for an HCA port; @smp is a copy of @req to answer in.
+ * The M_Key is checked against the port the SMP arrived on and, as qib
+ * and hfi1 do, against the port it acts on when that is another one:
+ * each port of a CA has its own M_Key, and an SMP reaching an unprotected
+ * port must neither change nor reveal a protected one.
+ */
 static int vmlx_sma(struct vmlx_dev *vdev, int mad_flags, u32 port_num,
 		    const struct ib_smp *req, struct ib_smp *smp)
 {
 	struct vmlx_port *port = vmlx_port(vdev, port_num);
-	bool hide;
+	struct vmlx_port *target;
+	bool hide, hide_target;
 
 	if (smp->class_version != 1)
 		return vmlx_smp_reply(smp, IB_MGMT_MAD_STATUS_BAD_VERSION);
 	if (!vmlx_port_mkey_ok(port, mad_flags, req, &hide))
 		return IB_MAD_RESULT_FAILURE | IB_MAD_RESULT_CONSUMED;
+	target = vmlx_sma_acted_on(vdev, port_num, smp);
+	if (target != port) {
+		if (!vmlx_port_mkey_ok(target, mad_flags, req, &hide_target))
+			return IB_MAD_RESULT_FAILURE | IB_MAD_RESULT_CONSUMED;
+		hide |= hide_target;
+	}
 	memset(smp->data, 0, sizeof(smp->data));
 
 	switch (smp->attr_id) {
