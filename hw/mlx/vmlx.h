@@ -553,7 +553,7 @@ extern struct workqueue_struct *vmlx_wq;
  * @ref: one for the object owning the ring, one per VMA mapping it
  * @vdev: the HCA whose vmlx_dev.mmaps lists it
  * @id: its key there; the mmap offset is @id pages
- * @buf: the vmalloc_user() buffer, freed with the entry
+ * @buf: the buffer (vmlx_queue_init()), freed with the entry
  * @size: the size to map, a multiple of the page size
  * @mm: the address space of the creating process (mmgrab()ed); only it
  *	may map the entry
@@ -581,7 +581,7 @@ int vmlx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 
 /**
  * struct vmlx_queue - a ring in the layout of struct rxe_queue_buf
- * @buf: the header and the slots; vmalloc_user() memory so that a user
+ * @buf: the header and the slots; zeroed vmalloc() pages so that a user
  *	queue can be mapped into its process
  * @buf_size: bytes of @buf
  * @log2_elem_size: log2 of the slot size
@@ -610,9 +610,22 @@ struct vmlx_queue {
 	struct vmlx_mmap	*mmap;
 };
 
-int vmlx_queue_init(struct vmlx_queue *q, u32 *num_elem, size_t elem_size);
+int vmlx_queue_init(struct vmlx_queue *q, u32 *num_elem, size_t elem_size,
+		    gfp_t gfp);
 int vmlx_queue_share(struct vmlx_queue *q, struct vmlx_dev *vdev,
 		     struct mminfo *mi);
+
+/*
+ * What the rings and other memory of an object are allocated with: the
+ * memory of a user object (@udata) is charged to the creating process's
+ * memory cgroup, so that its limits bound what a process can make the
+ * kernel hold, and at the limit (or short of memory) the creation fails
+ * with -ENOMEM rather than waking an OOM killer.
+ */
+static inline gfp_t vmlx_gfp(const struct ib_udata *udata)
+{
+	return udata ? GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL : GFP_KERNEL;
+}
 
 static inline bool vmlx_queue_is_user(const struct vmlx_queue *q)
 {
@@ -710,7 +723,7 @@ struct vmlx_rq {
 	u32			max_sge;
 };
 
-int vmlx_rq_init(struct vmlx_rq *rq, u32 *max_wr, u32 *max_sge);
+int vmlx_rq_init(struct vmlx_rq *rq, u32 *max_wr, u32 *max_sge, gfp_t gfp);
 void vmlx_rq_cleanup(struct vmlx_rq *rq);
 int vmlx_rq_post(struct vmlx_rq *rq, const struct ib_recv_wr *wr,
 		 const struct ib_recv_wr **bad_wr);
@@ -1293,7 +1306,7 @@ void vmlx_comp_init(struct vmlx_qp *qp);
 void vmlx_comp_stop(struct vmlx_qp *qp);
 
 /* vmlx_resp.c */
-int vmlx_resp_init(struct vmlx_qp *qp);
+int vmlx_resp_init(struct vmlx_qp *qp, gfp_t gfp);
 void vmlx_resp_reset(struct vmlx_qp *qp);
 void vmlx_resp_cleanup(struct vmlx_qp *qp);
 void vmlx_resp_rcv(struct vmlx_qp *qp, struct sk_buff *skb);

@@ -40,7 +40,8 @@ int vmlx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	ret = vmlx_queue_init(&cq->q, &cqe,
 			      max(sizeof(struct ib_wc),
-				  sizeof(struct ib_uverbs_wc)));
+				  sizeof(struct ib_uverbs_wc)),
+			      vmlx_gfp(udata));
 	if (ret)
 		goto err_count;
 	if (udata) {

@@ -9,7 +9,8 @@
  * space of the creating process.  The process then mmap()s the uverbs
  * file at that offset; the mmap op finds the entry, checks that the
  * mapping is made in the creator's address space and has the entry's
- * size, and maps the vmalloc_user() buffer with remap_vmalloc_range().
+ * size, and inserts the pages of the buffer (zeroed vmalloc() memory,
+ * charged to the creator's memory cgroup: vmlx_queue_init()).
  *
  * Why the address space and not the user context: the driver ops of the
  * create commands receive no context (struct ib_udata carries none), so
@@ -57,7 +58,7 @@ void vmlx_mmap_put(struct vmlx_mmap *m)
 /**
  * vmlx_mmap_add() - offer a ring buffer to the current process
  * @vdev: the HCA
- * @buf: the buffer, from vmalloc_user(); the entry owns it from now on,
+ * @buf: the buffer, from vmlx_queue_init(); the entry owns it from now on,
  *	whether this succeeds or not
  * @size: its size in bytes
  * @mi: filled in with the offset and size the process maps
@@ -133,6 +134,26 @@ static const struct vm_operations_struct vmlx_vm_ops = {
 	.close = vmlx_vma_close,
 };
 
+/*
+ * Map the pages of @m's buffer at @vma, which has its size.  (Not
+ * remap_vmalloc_range(): that wants vmalloc_user() memory, which cannot
+ * be charged to a memory cgroup.)
+ */
+static int vmlx_mmap_insert(struct vm_area_struct *vma,
+			    const struct vmlx_mmap *m)
+{
+	unsigned long off;
+	int ret;
+
+	for (off = 0; off < m->size; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(m->buf + off));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /**
  * vmlx_mmap() - the mmap op: map a ring offered to this context
  * @ibuc: the calling process's context
@@ -140,7 +161,7 @@ static const struct vm_operations_struct vmlx_vm_ops = {
  *	entry's size, it must be shared and in the creator's address space
  *
  * Return: 0, -EINVAL for an unknown, already mapped or differently sized
- * entry or a private mapping, or remap_vmalloc_range()'s error.
+ * entry or a private mapping, or vm_insert_page()'s error.
  */
 int vmlx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
@@ -163,9 +184,9 @@ int vmlx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	kref_get(&m->ref);
 	xa_unlock(&vdev->mmaps);
 
-	ret = remap_vmalloc_range(vma, m->buf, 0);
+	ret = vmlx_mmap_insert(vma, m);
 	if (ret) {
-		/* nothing was mapped: the entry may be mapped again */
+		/* the failed mapping is torn down: it may be made again */
 		xa_lock(&vdev->mmaps);
 		m->mapped = false;
 		xa_unlock(&vdev->mmaps);

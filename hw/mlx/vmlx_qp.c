@@ -371,7 +371,7 @@ static int vmlx_qp_check_init(struct vmlx_dev *vdev,
 	return 0;
 }
 
-static int vmlx_sq_init(struct vmlx_sq *sq, struct ib_qp_cap *cap)
+static int vmlx_sq_init(struct vmlx_sq *sq, struct ib_qp_cap *cap, gfp_t gfp)
 {
 	u32 sge = max_t(u32, cap->max_send_sge, 1);
 	size_t room = max_t(size_t, sge * sizeof(struct rxe_sge),
@@ -380,10 +380,11 @@ static int vmlx_sq_init(struct vmlx_sq *sq, struct ib_qp_cap *cap)
 	int ret;
 
 	ret = vmlx_queue_init(&sq->q, &num,
-			      sizeof(struct rxe_send_wqe) + room);
+			      sizeof(struct rxe_send_wqe) + room, gfp);
 	if (ret)
 		return ret;
-	sq->shadow = vzalloc(sq->q.buf_size - sizeof(*sq->q.buf));
+	sq->shadow = __vmalloc(sq->q.buf_size - sizeof(*sq->q.buf),
+			       gfp | __GFP_ZERO);
 	if (!sq->shadow) {
 		vmlx_queue_cleanup(&sq->q);
 		return -ENOMEM;
@@ -523,12 +524,12 @@ int vmlx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_LIST_HEAD(&qp->mcast_list);
 	vmlx_comp_init(qp);
 
-	ret = vmlx_sq_init(&qp->sq, &init->cap);
+	ret = vmlx_sq_init(&qp->sq, &init->cap, vmlx_gfp(udata));
 	if (ret)
 		goto err_count;
 	if (!qp->srq) {
 		ret = vmlx_rq_init(&qp->rq, &init->cap.max_recv_wr,
-				   &init->cap.max_recv_sge);
+				   &init->cap.max_recv_sge, vmlx_gfp(udata));
 		if (ret)
 			goto err_sq;
 	}
@@ -537,7 +538,7 @@ int vmlx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (ret)
 			goto err_rq;
 	}
-	ret = vmlx_resp_init(qp);
+	ret = vmlx_resp_init(qp, vmlx_gfp(udata));
 	if (ret)
 		goto err_rq;
 	ret = vmlx_qp_publish(qp, init);

@@ -21,10 +21,16 @@
  * @q: the ring to set up
  * @num_elem: in: entries wanted; out: entries the ring holds
  * @elem_size: bytes each entry needs
+ * @gfp: GFP_KERNEL, or GFP_KERNEL_ACCOUNT for the ring of a user object
+ *	(vmlx_gfp()), which is then charged to its creator's memory cgroup
+ *
+ * The buffer is whole zeroed pages, so that it may be mapped into a
+ * process (vmlx_mmap()) without showing it anything else.
  *
  * Return: 0 or -ENOMEM.
  */
-int vmlx_queue_init(struct vmlx_queue *q, u32 *num_elem, size_t elem_size)
+int vmlx_queue_init(struct vmlx_queue *q, u32 *num_elem, size_t elem_size,
+		    gfp_t gfp)
 {
 	size_t slot = roundup_pow_of_two(max_t(size_t, elem_size,
 					       cache_line_size()));
@@ -32,7 +38,7 @@ int vmlx_queue_init(struct vmlx_queue *q, u32 *num_elem, size_t elem_size)
 
 	memset(q, 0, sizeof(*q));
 	q->buf_size = sizeof(*q->buf) + (size_t)slots * slot;
-	q->buf = vmalloc_user(q->buf_size);
+	q->buf = __vmalloc(q->buf_size, gfp | __GFP_ZERO);
 	if (!q->buf)
 		return -ENOMEM;
 	q->log2_elem_size = ilog2(slot);
@@ -90,10 +96,11 @@ void vmlx_queue_cleanup(struct vmlx_queue *q)
  * @rq: the receive queue
  * @max_wr: in: WRs wanted; out: WRs it holds
  * @max_sge: in: scatter entries wanted per WR; out: entries per WR
+ * @gfp: as for vmlx_queue_init()
  *
  * Return: 0, -EINVAL for sizes beyond the device's limits, or -ENOMEM.
  */
-int vmlx_rq_init(struct vmlx_rq *rq, u32 *max_wr, u32 *max_sge)
+int vmlx_rq_init(struct vmlx_rq *rq, u32 *max_wr, u32 *max_sge, gfp_t gfp)
 {
 	u32 num = max_t(u32, *max_wr, 1);
 	int ret;
@@ -102,7 +109,7 @@ int vmlx_rq_init(struct vmlx_rq *rq, u32 *max_wr, u32 *max_sge)
 		return -EINVAL;
 	if (!*max_sge)
 		*max_sge = 1;
-	ret = vmlx_queue_init(&rq->q, &num, vmlx_recv_wqe_size(*max_sge));
+	ret = vmlx_queue_init(&rq->q, &num, vmlx_recv_wqe_size(*max_sge), gfp);
 	if (ret)
 		return ret;
 	spin_lock_init(&rq->lock);

@@ -935,19 +935,19 @@ out:
 /**
  * vmlx_resp_init() - allocate the responder's state of a new QP
  * @qp: the QP, whose RQ or SRQ exists
+ * @gfp: vmlx_gfp() of the QP
  *
  * Return: 0 or -ENOMEM.
  */
-int vmlx_resp_init(struct vmlx_qp *qp)
+int vmlx_resp_init(struct vmlx_qp *qp, gfp_t gfp)
 {
 	struct vmlx_resp *resp = &qp->resp;
 	u32 max_sge = qp->srq ? qp->srq->rq.max_sge : qp->rq.max_sge;
 
-	resp->wqe = kzalloc(vmlx_recv_wqe_size(max_sge), GFP_KERNEL);
+	resp->wqe = kzalloc(vmlx_recv_wqe_size(max_sge), gfp);
 	if (!resp->wqe)
 		return -ENOMEM;
-	resp->res = kcalloc(VMLX_MAX_RD_ATOMIC, sizeof(*resp->res),
-			    GFP_KERNEL);
+	resp->res = kcalloc(VMLX_MAX_RD_ATOMIC, sizeof(*resp->res), gfp);
 	if (!resp->res)
 		goto err_free_wqe;
 	resp->res_num = 1;

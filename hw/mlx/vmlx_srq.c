@@ -66,7 +66,7 @@ int vmlx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (!atomic_add_unless(&vdev->num_srqs, 1, VMLX_MAX_SRQ))
 		return -ENOMEM;
 
-	ret = vmlx_rq_init(&srq->rq, &max_wr, &max_sge);
+	ret = vmlx_rq_init(&srq->rq, &max_wr, &max_sge, vmlx_gfp(udata));
 	if (ret)
 		goto err_count;
 	srq->srq_num = 0;
