@@ -176,7 +176,10 @@ struct vmlx_fport;
  *	active for the packet, injected drop
  * @rcv_errors: packets received malformed or with a bad CRC
  * @rcv_discards: good packets nobody took: no such QP, wrong LID, P_Key
- *	or Q_Key mismatch, QP receive queue overflow
+ *	or Q_Key mismatch, QP receive queue overflow, a source that is not
+ *	the connected QP's peer
+ * @rcv_bad_source: packets of @rcv_discards that reached an RC or UC QP
+ *	from another SLID or SGID than its path's
  * @injected_drops: packets the drop knob discarded (also in @xmit_discards)
  * @injected_corruptions: packets the corrupt knob damaged
  * @xmit_mcast_packets: packets of @xmit_packets with a multicast DLID
@@ -194,6 +197,7 @@ struct vmlx_port_counters {
 	atomic64_t	xmit_discards;
 	atomic64_t	rcv_errors;
 	atomic64_t	rcv_discards;
+	atomic64_t	rcv_bad_source;
 	atomic64_t	injected_drops;
 	atomic64_t	injected_corruptions;
 	atomic64_t	xmit_mcast_packets;
@@ -1292,6 +1296,7 @@ void vmlx_qp_kick(struct vmlx_qp *qp);
 void vmlx_qp_error(struct vmlx_qp *qp);
 void vmlx_qp_event(struct vmlx_qp *qp, enum ib_event_type type);
 bool vmlx_sq_fetch(struct vmlx_qp *qp);
+bool vmlx_qp_from_peer(struct vmlx_qp *qp, struct sk_buff *skb);
 u16 vmlx_qp_pkey(struct vmlx_qp *qp);
 
 /* vmlx_req.c: returns true if it did anything */

@@ -336,6 +336,9 @@ static void vmlx_comp_response(struct vmlx_qp *qp, struct sk_buff *skb)
  * vmlx_comp_rcv() - handle a response packet
  * @qp: the QP
  * @skb: the packet; consumed
+ *
+ * Only an RC QP in RTS, SQD or SQE takes responses, and only from its
+ * peer (vmlx_qp_from_peer()): an ACK or NAK from anyone else is dropped.
  */
 void vmlx_comp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 {
@@ -346,8 +349,10 @@ void vmlx_comp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 	if (qp->ibqp.qp_type != IB_QPT_RC ||
 	    (pkt->opcode & VMLX_OPC_SERVICE_MASK) != VMLX_OPC_RC ||
 	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD &&
-	     qp->state != IB_QPS_SQE))
-		goto drop;
+	     qp->state != IB_QPS_SQE) || !vmlx_qp_from_peer(qp, skb)) {
+		kfree_skb(skb);
+		return;
+	}
 	if (pkt->op->flags & VMLX_OPF_AETH) {
 		aeth = vmlx_pkt_eth(skb, VMLX_ETH_AETH);
 		syndrome = vmlx_aeth_syndrome(aeth);
@@ -364,14 +369,15 @@ void vmlx_comp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 		 */
 		if ((syndrome & VMLX_AETH_TYPE_MASK) == VMLX_AETH_ACK ||
 		    pkt->psn != qp->comp.psn)
-			goto drop;
+			goto done;
 	}
 	if (pkt->op->flags & (VMLX_OPF_READ | VMLX_OPF_ATMACKETH) &&
 	    (syndrome & VMLX_AETH_TYPE_MASK) == VMLX_AETH_ACK)
 		vmlx_comp_response(qp, skb);
 	else if (pkt->op->flags & VMLX_OPF_AETH)
 		vmlx_comp_aeth(qp, pkt->psn, syndrome);
-drop:
+done:
+	/* a stale or duplicate answer is normal traffic, not a drop */
 	consume_skb(skb);
 }
 

@@ -115,6 +115,7 @@ static const struct {
 	VMLX_COUNTER(xmit_discards),
 	VMLX_COUNTER(rcv_errors),
 	VMLX_COUNTER(rcv_discards),
+	VMLX_COUNTER(rcv_bad_source),
 	VMLX_COUNTER(injected_drops),
 	VMLX_COUNTER(injected_corruptions),
 	VMLX_COUNTER(xmit_mcast_packets),

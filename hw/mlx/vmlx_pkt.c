@@ -29,11 +29,14 @@ static u16 vmlx_port_slid(struct vmlx_port *port, u8 src_path_bits)
 static void vmlx_pkt_fill_grh(struct vmlx_grh *grh, struct vmlx_port *port,
 			      const struct vmlx_av *av, u32 after_grh)
 {
+	u8 index = av->grh.sgid_index % VMLX_GID_TBL_LEN;
 	unsigned long flags;
-	__be64 prefix;
+	__be64 prefix, guid;
 
+	/* the source GID is the one the path names, else GID 0 */
 	spin_lock_irqsave(&port->lock, flags);
 	prefix = cpu_to_be64(port->gid_prefix);
+	guid = port->guids[index] ? port->guids[index] : port->guid;
 	spin_unlock_irqrestore(&port->lock, flags);
 
 	vmlx_grh_set_ipver(grh, VMLX_GRH_IPVER);
@@ -42,9 +45,8 @@ static void vmlx_pkt_fill_grh(struct vmlx_grh *grh, struct vmlx_port *port,
 	vmlx_grh_set_paylen(grh, after_grh);
 	grh->nxthdr = VMLX_GRH_NXTHDR_IBA;
 	grh->hoplmt = av->grh.hop_limit;
-	/* the source GID is GID 0: the GID prefix and the port GUID */
 	memcpy(grh->sgid, &prefix, sizeof(prefix));
-	memcpy(grh->sgid + sizeof(prefix), &port->guid, sizeof(port->guid));
+	memcpy(grh->sgid + sizeof(prefix), &guid, sizeof(guid));
 	memcpy(grh->dgid, av->grh.dgid.raw, sizeof(grh->dgid));
 }
 

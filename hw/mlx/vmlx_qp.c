@@ -117,6 +117,38 @@ void vmlx_qp_rx(struct vmlx_qp *qp, struct sk_buff *skb)
 }
 
 /**
+ * vmlx_qp_from_peer() - whether a packet comes from a connected QP's peer
+ * @qp: the QP; qp->lock held
+ * @skb: a packet for it, with vmlx_pkt(@skb) filled in
+ *
+ * An RC or UC QP takes packets (requests, and on RC acknowledgements and
+ * responses) only from the other end of its primary path, as an HCA
+ * checks them against the QP context: the SLID must be the path's DLID,
+ * and a GRH must be there exactly when the path has one, with the path's
+ * DGID as its SGID.  The BTH names no source QP, so QPs behind one LID
+ * are told apart only by their PSNs.  A packet from anyone else is
+ * counted in rcv_discards and rcv_bad_source.  UD QPs take packets from
+ * anyone, their Q_Key permitting.
+ *
+ * Return: true if the packet may be processed.
+ */
+bool vmlx_qp_from_peer(struct vmlx_qp *qp, struct sk_buff *skb)
+{
+	struct vmlx_pkt *pkt = vmlx_pkt(skb);
+	const struct vmlx_av *av = &qp->av;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return true;
+	if (pkt->slid == av->dlid && pkt->global == av->global &&
+	    (!pkt->global || !memcmp(vmlx_pkt_grh(skb)->sgid, av->grh.dgid.raw,
+				     sizeof(av->grh.dgid.raw))))
+		return true;
+	atomic64_inc(&pkt->port->cnt.rcv_discards);
+	atomic64_inc(&pkt->port->cnt.rcv_bad_source);
+	return false;
+}
+
+/**
  * vmlx_qp_event() - report an affiliated asynchronous event
  * @qp: the QP
  * @type: the event

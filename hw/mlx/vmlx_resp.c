@@ -886,8 +886,8 @@ static bool resp_pkey_ok(struct vmlx_qp *qp, struct sk_buff *skb)
  *
  * Requests are executed only in RTR, RTS, SQD and SQE; in the other
  * states they are dropped.  A packet of another transport service than
- * the QP's, or with a P_Key the QP does not accept, is counted in the
- * port's rcv_discards.
+ * the QP's, with a P_Key the QP does not accept, or (RC, UC) from another
+ * port than the QP's peer, is counted in the port's rcv_discards.
  */
 void vmlx_resp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 {
@@ -907,6 +907,8 @@ void vmlx_resp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 		atomic64_inc(&pkt->port->cnt.rcv_discards);
 		goto out;
 	}
+	if (!vmlx_qp_from_peer(qp, skb))
+		goto out;
 
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:

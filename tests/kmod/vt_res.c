@@ -10,6 +10,7 @@
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -265,7 +266,8 @@ void vt_conn_default(struct vt_run *run, struct vt_conn *c)
 	c->rnr_retry = 7;
 	c->min_rnr_timer = 12;	/* 0.64 ms */
 	c->qkey = VT_QKEY;
-	c->psn = 0x123456;
+	/* random, as every PSN a kernel consumer chooses should be */
+	c->psn = get_random_u32() & 0xffffff;
 }
 
 static int vt_modify(struct vt_run *run, struct vt_qp *q,
