@@ -1099,9 +1099,10 @@ enum ib_wc_status vmlx_user_wqe_check(enum ib_qp_type type,
  * @wr: the chain of WRs; for a user QP, NULL: the doorbell
  * @bad_wr: set to the first WR not posted
  *
- * Return: 0, -EINVAL for a bad WR or a QP that cannot send (or WRs for a
- * user QP, whose WQEs are in its ring), -ENOMEM when the send queue is
- * full.
+ * Return: 0, -EINVAL for a bad WR or a QP that cannot send yet (RESET,
+ * INIT, RTR: also the doorbell of a user QP, as in Linux's drivers), or
+ * WRs for a user QP, whose WQEs are in its ring; -ENOMEM when the send
+ * queue is full.
  */
 int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr)
@@ -1111,19 +1112,19 @@ int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int ret = 0;
 
+	/* a QP sends from RTS on; in ERR what is posted is flushed */
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (vmlx_queue_is_user(&qp->sq.q)) {
 		if (wr) {
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		/* the work item reads the ring, in whatever state */
 		vmlx_qp_kick(qp);
 		return 0;
-	}
-	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
-	    state == IB_QPS_RTR) {
-		*bad_wr = wr;
-		return -EINVAL;
 	}
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	for (; wr; wr = wr->next) {
