@@ -1117,6 +1117,8 @@ static inline struct rxe_send_wqe *vmlx_sq_wqe(const struct vmlx_sq *sq,
  * @next: SQ index of the WQE being sent, or of the next to start
  * @fetched: SQ index up to which WQEs have been copied to the shadow
  * @rd_atomic: READ and atomic requests outstanding
+ * @flush_left: in ERR, send WQEs the flush pass under way has yet to
+ *	complete (vmlx_flush_pass())
  * @sqd_notified: the SQ drained event of the current SQD was sent
  */
 struct vmlx_req {
@@ -1124,6 +1126,7 @@ struct vmlx_req {
 	u32			next;
 	u32			fetched;
 	u32			rd_atomic;
+	u32			flush_left;
 	bool			sqd_notified;
 };
 
@@ -1192,6 +1195,8 @@ struct vmlx_resp_res {
  * @res: remembered READ and atomic requests, max_dest_rd_atomic of them
  * @res_num: slots in @res
  * @res_next: the slot the next one goes in
+ * @flush_left: in ERR, receive WQEs the flush pass under way has yet to
+ *	complete (vmlx_flush_pass())
  */
 struct vmlx_resp {
 	u32			psn;
@@ -1207,6 +1212,7 @@ struct vmlx_resp {
 	struct vmlx_resp_res	*res;
 	u32			res_num;
 	u32			res_next;
+	u32			flush_left;
 };
 
 /**
@@ -1315,6 +1321,7 @@ int vmlx_resp_init(struct vmlx_qp *qp, gfp_t gfp);
 void vmlx_resp_reset(struct vmlx_qp *qp);
 void vmlx_resp_cleanup(struct vmlx_qp *qp);
 void vmlx_resp_rcv(struct vmlx_qp *qp, struct sk_buff *skb);
-void vmlx_resp_flush(struct vmlx_qp *qp);
+void vmlx_resp_flush_held(struct vmlx_qp *qp);
+bool vmlx_resp_flush_next(struct vmlx_qp *qp);
 
 #endif /* VMLX_H */

@@ -273,21 +273,69 @@ bool vmlx_sq_fetch(struct vmlx_qp *qp)
 	return true;
 }
 
-/* In ERR: complete every send WQE, those not yet done as flushed. */
-static void vmlx_sq_flush(struct vmlx_qp *qp)
+/**
+ * vmlx_flush_pass() - how many more WQEs a flush may complete now
+ * @left: the WQEs left in the current pass, 0 if none is under way
+ * @posted: the WQEs in the ring now
+ * @budget: what is left of the work item's budget
+ *
+ * A pass completes the WQEs a ring held when it started, and no more: the
+ * process of a user QP writes the producer index and could otherwise keep
+ * a flush running for ever.  A pass longer than the budget goes on in the
+ * next run of the work item; a new one starts when the QP is kicked again
+ * after it ended (a doorbell, a packet).
+ *
+ * Return: the number to complete in this run; *@left is updated for them.
+ */
+static u32 vmlx_flush_pass(u32 *left, u32 posted, unsigned int *budget)
 {
-	struct rxe_send_wqe *wqe;
+	u32 n;
 
-	for (;;) {
-		if (qp->sq.q.index == qp->req.fetched && !vmlx_sq_fetch(qp))
+	if (!*left)
+		*left = posted;
+	n = min_t(u32, *left, *budget);
+	*left -= n;
+	*budget -= n;
+	return n;
+}
+
+/*
+ * In ERR: complete the send WQEs, those not yet done as flushed, at most
+ * one pass of them and @budget; see vmlx_flush_pass().
+ */
+static void vmlx_sq_flush(struct vmlx_qp *qp, unsigned int *budget)
+{
+	struct vmlx_queue *q = &qp->sq.q;
+	struct rxe_send_wqe *wqe;
+	u32 n;
+
+	n = vmlx_flush_pass(&qp->req.flush_left,
+			    (vmlx_queue_producer(q) - q->index) & q->mask,
+			    budget);
+	while (n--) {
+		if (q->index == qp->req.fetched && !vmlx_sq_fetch(qp))
 			break;
-		wqe = vmlx_sq_wqe(&qp->sq, qp->sq.q.index);
+		wqe = vmlx_sq_wqe(&qp->sq, q->index);
 		if (wqe->state != VMLX_WQE_DONE)
 			wqe->status = IB_WC_WR_FLUSH_ERR;
 		vmlx_sq_retire(qp, wqe);
 	}
-	qp->req.next = qp->sq.q.index;
+	qp->req.next = q->index;
 	qp->req.rd_atomic = 0;
+}
+
+/* The same for the QP's own receive queue; an SRQ keeps its WQEs. */
+static void vmlx_rq_flush(struct vmlx_qp *qp, unsigned int *budget)
+{
+	u32 n;
+
+	vmlx_resp_flush_held(qp);
+	if (qp->srq)
+		return;
+	n = vmlx_flush_pass(&qp->resp.flush_left, vmlx_rq_count(&qp->rq),
+			    budget);
+	while (n-- && vmlx_resp_flush_next(qp))
+		;
 }
 
 /**
@@ -343,8 +391,11 @@ static void vmlx_qp_work(struct work_struct *work)
 		}
 		if (qp->state == IB_QPS_ERR) {
 			skb_queue_purge(&qp->rx_queue);
-			vmlx_sq_flush(qp);
-			vmlx_resp_flush(qp);
+			vmlx_sq_flush(qp, &budget);
+			vmlx_rq_flush(qp, &budget);
+			/* a pass cut short goes on in the next run */
+			if (qp->req.flush_left || qp->resp.flush_left)
+				budget = 0;
 			break;
 		}
 		if (qp->state == IB_QPS_RESET)
@@ -641,6 +692,7 @@ static void vmlx_qp_reset(struct vmlx_qp *qp)
 	qp->req.next = qp->sq.q.index;
 	qp->req.fetched = qp->sq.q.index;
 	qp->req.rd_atomic = 0;
+	qp->req.flush_left = 0;
 
 	if (!qp->srq) {
 		spin_lock_irqsave(&qp->rq.lock, flags);

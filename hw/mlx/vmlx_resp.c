@@ -999,22 +999,34 @@ void vmlx_resp_reset(struct vmlx_qp *qp)
 	resp->res_num = clamp_t(u32, qp->attr.max_dest_rd_atomic, 1,
 				VMLX_MAX_RD_ATOMIC);
 	resp->res_next = 0;
+	resp->flush_left = 0;
 }
 
 /**
- * vmlx_resp_flush() - complete the receive WQEs of a QP in error
+ * vmlx_resp_flush_held() - give back the receive WQE of a QP in error
  * @qp: the QP, in ERR; qp->lock held
  *
- * The held WQE and every WQE left in the QP's own RQ complete with
- * IB_WC_WR_FLUSH_ERR; an SRQ's WQEs stay for the SRQ's other QPs.
+ * The message in progress is abandoned; the WQE held for it, taken from
+ * the RQ or an SRQ, completes with IB_WC_WR_FLUSH_ERR.
  */
-void vmlx_resp_flush(struct vmlx_qp *qp)
+void vmlx_resp_flush_held(struct vmlx_qp *qp)
 {
 	resp_abandon(qp);
 	if (qp->resp.wqe_valid)
 		resp_flush_wqe(qp);
-	if (qp->srq)
-		return;
-	while (vmlx_rq_pop(&qp->rq, qp->resp.wqe))
-		resp_flush_wqe(qp);
+}
+
+/**
+ * vmlx_resp_flush_next() - flush the oldest WQE of a QP's own RQ
+ * @qp: the QP, in ERR, without an SRQ (whose WQEs stay for its other
+ *	QPs); qp->lock held
+ *
+ * Return: true if there was one; it completed with IB_WC_WR_FLUSH_ERR.
+ */
+bool vmlx_resp_flush_next(struct vmlx_qp *qp)
+{
+	if (!vmlx_rq_pop(&qp->rq, qp->resp.wqe))
+		return false;
+	resp_flush_wqe(qp);
+	return true;
 }
