@@ -1179,6 +1179,26 @@ struct vmlx_resp_res {
 };
 
 /**
+ * struct vmlx_resp_read - the RDMA READ responses being sent
+ * @active: a stream is under way
+ * @psn: PSN of the next response
+ * @first_psn: PSN of the stream's first response (FIRST or ONLY)
+ * @last_psn: PSN of its last response (LAST or ONLY)
+ * @va: address of the next response's data
+ * @rkey: the R_Key of the request
+ * @left: bytes still to send
+ */
+struct vmlx_resp_read {
+	bool			active;
+	u32			psn;
+	u32			first_psn;
+	u32			last_psn;
+	u64			va;
+	u32			rkey;
+	u32			left;
+};
+
+/**
  * struct vmlx_resp - responder state
  * @psn: the expected PSN (ePSN)
  * @msn: the message sequence number, of the last message completed
@@ -1195,6 +1215,9 @@ struct vmlx_resp_res {
  * @res: remembered READ and atomic requests, max_dest_rd_atomic of them
  * @res_num: slots in @res
  * @res_next: the slot the next one goes in
+ * @read: the READ responses being sent, a slice per run of the work item
+ * @waiting: requests that came in behind @read, to execute after it;
+ *	only touched in the work item, so its own lock is not used
  * @flush_left: in ERR, receive WQEs the flush pass under way has yet to
  *	complete (vmlx_flush_pass())
  */
@@ -1212,6 +1235,8 @@ struct vmlx_resp {
 	struct vmlx_resp_res	*res;
 	u32			res_num;
 	u32			res_next;
+	struct vmlx_resp_read	read;
+	struct sk_buff_head	waiting;
 	u32			flush_left;
 };
 
@@ -1321,6 +1346,7 @@ int vmlx_resp_init(struct vmlx_qp *qp, gfp_t gfp);
 void vmlx_resp_reset(struct vmlx_qp *qp);
 void vmlx_resp_cleanup(struct vmlx_qp *qp);
 void vmlx_resp_rcv(struct vmlx_qp *qp, struct sk_buff *skb);
+bool vmlx_resp_run(struct vmlx_qp *qp, unsigned int *budget);
 void vmlx_resp_flush_held(struct vmlx_qp *qp);
 bool vmlx_resp_flush_next(struct vmlx_qp *qp);
 

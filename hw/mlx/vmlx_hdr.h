@@ -600,6 +600,12 @@ static inline u32 vmlx_psn_add(u32 psn, u32 n)
 	return (psn + n) & VMLX_PSN_MASK;
 }
 
+/* How many PSNs @b is before @a, modulo 2^24. */
+static inline u32 vmlx_psn_sub(u32 a, u32 b)
+{
+	return (a - b) & VMLX_PSN_MASK;
+}
+
 /*
  * vmlx_psn_compare() - order two PSNs on the 24-bit circle: negative if
  * @a comes before @b, zero if they are equal, positive if @a comes after

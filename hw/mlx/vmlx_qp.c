@@ -400,6 +400,7 @@ static void vmlx_qp_work(struct work_struct *work)
 		}
 		if (qp->state == IB_QPS_RESET)
 			break;
+		progress |= vmlx_resp_run(qp, &budget);
 		progress |= vmlx_comp_run(qp);
 		progress |= vmlx_sq_retire_done(qp);
 		if (qp->state == IB_QPS_ERR)

@@ -20,6 +20,12 @@
  *   va, rkey, resid   the RDMA WRITE in progress.
  *   res       a ring of the last res_num READ and atomic requests, to
  *             answer them again when they come back as duplicates.
+ *   read      the READ whose responses are being sent: a READ of up to
+ *             2 GiB is answered a budget of packets per run of the work
+ *             item (vmlx_resp_run()).
+ *   waiting   the requests that came behind it, kept until its last
+ *             response is out (a duplicate READ does not wait: it
+ *             restarts the stream).
  *   nak_sent  a NAK (sequence error, or RNR) was sent for ePSN; nothing
  *             more is said until the requester resends ePSN.
  *
@@ -28,12 +34,13 @@
  * duplicate and is never executed twice: a SEND or WRITE packet is
  * answered with an ACK for ePSN - 1; a READ gets its responses again,
  * rebuilt from the resent request, which may restart in the middle of the
- * original; an atomic gets its saved ATOMIC ACKNOWLEDGE again; a duplicate
- * we no longer remember is dropped.  A request after ePSN means packets
- * were lost: one NAK (PSN sequence error) names ePSN, then the following
- * packets are dropped quietly until ePSN arrives.  An RNR NAK also sets
- * nak_sent, so that the packets already behind it do not draw a sequence
- * NAK that would cut the requester's RNR wait short.
+ * original and replaces the stream under way, if any; an atomic gets its
+ * saved ATOMIC ACKNOWLEDGE again; a duplicate we no longer remember is
+ * dropped.  A request after ePSN means packets were lost: one NAK (PSN
+ * sequence error) names ePSN, then the following packets are dropped
+ * quietly until ePSN arrives.  An RNR NAK also sets nak_sent, so that the
+ * packets already behind it do not draw a sequence NAK that would cut the
+ * requester's RNR wait short.
  *
  * UC has no acknowledgements and no duplicates: a packet at any other PSN
  * than the expected one abandons the message in progress and, if it
@@ -118,32 +125,72 @@ static u32 resp_read_npkts(const struct vmlx_qp *qp, u32 len)
 }
 
 /*
- * The RDMA READ responses for @len bytes at @va, PSNs from @psn on.  @mr
- * holds a reference covering the range (NULL when @len is 0).
+ * Start sending the RDMA READ responses for @len bytes at @va, PSNs from
+ * @psn on; vmlx_resp_run() sends them.  A stream already under way is
+ * replaced: only a duplicate READ comes in while one is (see
+ * vmlx_resp_rcv()), and the requester wants the responses from there.
  */
-static void resp_read_reply(struct vmlx_qp *qp, struct vmlx_mr *mr, u64 va,
-			    u32 len, u32 psn)
+static void resp_read_start(struct vmlx_qp *qp, u64 va, u32 rkey, u32 len,
+			    u32 psn)
 {
-	u32 i, n = resp_read_npkts(qp, len);
+	struct vmlx_resp_read *rd = &qp->resp.read;
+
+	rd->active = true;
+	rd->psn = psn;
+	rd->first_psn = psn;
+	rd->last_psn = vmlx_psn_add(psn, resp_read_npkts(qp, len) - 1);
+	rd->va = va;
+	rd->rkey = rkey;
+	rd->left = len;
+}
+
+/* The opcode of the READ response at rd->psn. */
+static u8 resp_read_opcode(const struct vmlx_resp_read *rd)
+{
+	bool first = rd->psn == rd->first_psn, last = rd->psn == rd->last_psn;
+
+	if (first && last)
+		return VMLX_OPC_RC_RDMA_READ_RESPONSE_ONLY;
+	if (first)
+		return VMLX_OPC_RC_RDMA_READ_RESPONSE_FIRST;
+	if (last)
+		return VMLX_OPC_RC_RDMA_READ_RESPONSE_LAST;
+	return VMLX_OPC_RC_RDMA_READ_RESPONSE_MIDDLE;
+}
+
+/*
+ * Send up to @budget more responses of the READ under way, at least one
+ * unless the stream ends.  The R_Key is looked up again for each slice,
+ * so that no MR reference outlives one run of the work item; an MR gone
+ * meanwhile ends the stream, and the requester's retries run out.
+ */
+static void resp_read_send(struct vmlx_qp *qp, unsigned int *budget)
+{
+	struct vmlx_resp_read *rd = &qp->resp.read;
+	u32 paylen, bytes, n;
+	struct vmlx_mr *mr = NULL;
 	struct sk_buff *skb;
-	u32 paylen;
-	u8 opcode;
+	int err;
 
-	for (i = 0; i < n; i++) {
-		if (n == 1)
-			opcode = VMLX_OPC_RC_RDMA_READ_RESPONSE_ONLY;
-		else if (i == 0)
-			opcode = VMLX_OPC_RC_RDMA_READ_RESPONSE_FIRST;
-		else if (i == n - 1)
-			opcode = VMLX_OPC_RC_RDMA_READ_RESPONSE_LAST;
-		else
-			opcode = VMLX_OPC_RC_RDMA_READ_RESPONSE_MIDDLE;
-		paylen = min(len, qp->mtu);
-
+	n = min_t(u32, *budget, vmlx_psn_sub(rd->last_psn, rd->psn) + 1);
+	bytes = min_t(u64, rd->left, (u64)n * qp->mtu);
+	if (bytes) {
+		mr = vmlx_mr_get(qp->vdev, qp->ibqp.pd, rd->rkey, VMLX_RKEY,
+				 rd->va, bytes, IB_ACCESS_REMOTE_READ, &err);
+		if (!mr) {
+			rd->active = false;
+			return;
+		}
+	}
+	while (n--) {
+		paylen = min(rd->left, qp->mtu);
 		skb = vmlx_pkt_alloc(qp, &qp->av, qp->attr.dest_qp_num,
-				     opcode, psn, paylen);
-		if (!skb)
-			return;	/* the requester asks again from here */
+				     resp_read_opcode(rd), rd->psn, paylen);
+		if (!skb) {
+			/* the requester asks again from here */
+			rd->active = false;
+			break;
+		}
 		if (vmlx_pkt(skb)->op->flags & VMLX_OPF_AETH) {
 			struct vmlx_aeth *aeth;
 
@@ -153,15 +200,21 @@ static void resp_read_reply(struct vmlx_qp *qp, struct vmlx_mr *mr, u64 va,
 			vmlx_aeth_set_msn(aeth, qp->resp.msn);
 		}
 		if (paylen)
-			vmlx_mr_copy(mr, va, vmlx_pkt_payload(skb), paylen,
+			vmlx_mr_copy(mr, rd->va, vmlx_pkt_payload(skb), paylen,
 				     VMLX_FROM_MR);
 		vmlx_pkt_send(qp, skb);
+		(*budget)--;
 
-		va += paylen;
-		len -= paylen;
-		psn = vmlx_psn_add(psn, 1);
-		cond_resched();
+		if (rd->psn == rd->last_psn) {
+			rd->active = false;
+			break;
+		}
+		rd->va += paylen;
+		rd->left -= paylen;
+		rd->psn = vmlx_psn_add(rd->psn, 1);
 	}
+	if (mr)
+		vmlx_mr_put(mr);
 }
 
 /* ------------------------------------------------------------------ */
@@ -521,9 +574,7 @@ static bool resp_read(struct vmlx_qp *qp, struct sk_buff *skb)
 	u32 len = vmlx_reth_len(reth);
 	u64 va = vmlx_reth_va(reth);
 	struct vmlx_resp_res *res;
-	struct vmlx_mr *mr = NULL;
 	u32 n;
-	int err;
 
 	if (len > VMLX_MAX_MSG_SIZE) {
 		resp_error(qp, skb, VMLX_AETH_NAK_INVALID_REQ);
@@ -533,13 +584,9 @@ static bool resp_read(struct vmlx_qp *qp, struct sk_buff *skb)
 		resp_error(qp, skb, VMLX_AETH_NAK_REM_ACCESS);
 		return false;
 	}
-	if (len) {
-		mr = vmlx_mr_get(qp->vdev, qp->ibqp.pd, rkey, VMLX_RKEY, va,
-				 len, IB_ACCESS_REMOTE_READ, &err);
-		if (!mr) {
-			resp_error(qp, skb, VMLX_AETH_NAK_REM_ACCESS);
-			return false;
-		}
+	if (!resp_rkey_ok(qp, rkey, va, len, IB_ACCESS_REMOTE_READ)) {
+		resp_error(qp, skb, VMLX_AETH_NAK_REM_ACCESS);
+		return false;
 	}
 
 	/* more outstanding than max_dest_rd_atomic: the oldest is forgotten */
@@ -554,9 +601,7 @@ static bool resp_read(struct vmlx_qp *qp, struct sk_buff *skb)
 
 	resp->psn = vmlx_psn_add(pkt->psn, n);
 	resp_msg_done(qp);
-	resp_read_reply(qp, mr, va, len, pkt->psn);
-	if (mr)
-		vmlx_mr_put(mr);
+	resp_read_start(qp, va, rkey, len, pkt->psn);
 	return true;
 }
 
@@ -619,10 +664,12 @@ static bool resp_atomic(struct vmlx_qp *qp, struct sk_buff *skb)
 }
 
 /*
- * A READ we answered before, asked again from @psn on, possibly for the
- * tail of the original only.  It must stay within the original request;
- * anything else, or a key that no longer works, is dropped and the
- * requester's retries run out.
+ * A READ we answered before, asked again from its PSN on, possibly for
+ * the tail of the original only: the address and length must be those of
+ * the original from that PSN's response on.  Anything else, or a key
+ * that no longer works, is dropped and the requester's retries run out.
+ * The responses start again from there, replacing any stream under way,
+ * so a duplicate never costs more than the original did.
  */
 static bool resp_dup_read(struct vmlx_qp *qp, struct sk_buff *skb)
 {
@@ -631,22 +678,18 @@ static bool resp_dup_read(struct vmlx_qp *qp, struct sk_buff *skb)
 	u32 len = vmlx_reth_len(reth);
 	u64 va = vmlx_reth_va(reth);
 	struct vmlx_resp_res *res;
-	struct vmlx_mr *mr = NULL;
-	int err;
+	u64 offset;
 
 	res = resp_res_find(qp, pkt->opcode, pkt->psn);
-	if (!res || vmlx_reth_rkey(reth) != res->rkey || va < res->va ||
-	    va - res->va > res->length || len > res->length - (va - res->va))
+	if (!res || vmlx_reth_rkey(reth) != res->rkey)
 		return false;
-	if (len) {
-		mr = vmlx_mr_get(qp->vdev, qp->ibqp.pd, res->rkey, VMLX_RKEY,
-				 va, len, IB_ACCESS_REMOTE_READ, &err);
-		if (!mr)
-			return false;
-	}
-	resp_read_reply(qp, mr, va, len, pkt->psn);
-	if (mr)
-		vmlx_mr_put(mr);
+	offset = (u64)vmlx_psn_sub(pkt->psn, res->first_psn) * qp->mtu;
+	if (offset > res->length || va != res->va + offset ||
+	    len != res->length - offset)
+		return false;
+	if (!resp_rkey_ok(qp, res->rkey, va, len, IB_ACCESS_REMOTE_READ))
+		return false;
+	resp_read_start(qp, va, res->rkey, len, pkt->psn);
 	return true;
 }
 
@@ -879,6 +922,42 @@ static bool resp_pkey_ok(struct vmlx_qp *qp, struct sk_buff *skb)
 	       ((pkey | own) & VMLX_PKEY_FULL);
 }
 
+/*
+ * While READ responses are being sent, the requests behind the READ wait
+ * in resp.waiting: they must be executed, and answered, after it, and so
+ * must the requests behind them.  Only a duplicate READ goes ahead, since
+ * it restarts the stream.  Acknowledgements and responses for the QP's
+ * own requests never wait: they go to the completer as they arrive.
+ */
+static bool resp_must_wait(struct vmlx_qp *qp, const struct vmlx_pkt *pkt)
+{
+	if ((pkt->op->flags & VMLX_OPF_READ) &&
+	    vmlx_psn_compare(pkt->psn, qp->resp.psn) < 0)
+		return false;
+	return qp->resp.read.active || !skb_queue_empty(&qp->resp.waiting);
+}
+
+/* Keep a request until the READ responses ahead of it are out. */
+static void resp_hold(struct vmlx_qp *qp, struct sk_buff *skb)
+{
+	if (skb_queue_len(&qp->resp.waiting) >= VMLX_QP_RX_QUEUE_MAX) {
+		/* the requester sends it again */
+		atomic64_inc(&vmlx_pkt(skb)->port->cnt.rcv_discards);
+		kfree_skb(skb);
+		return;
+	}
+	__skb_queue_tail(&qp->resp.waiting, skb);
+}
+
+/* Execute an RC request that passed the checks of vmlx_resp_rcv(). */
+static void resp_rc_take(struct vmlx_qp *qp, struct sk_buff *skb)
+{
+	if (qp->mtu && resp_rc(qp, skb))
+		consume_skb(skb);
+	else
+		kfree_skb(skb);
+}
+
 /**
  * vmlx_resp_rcv() - handle a request packet addressed to a QP
  * @qp: the QP; qp->lock held, in the QP's work item
@@ -887,7 +966,9 @@ static bool resp_pkey_ok(struct vmlx_qp *qp, struct sk_buff *skb)
  * Requests are executed only in RTR, RTS, SQD and SQE; in the other
  * states they are dropped.  A packet of another transport service than
  * the QP's, with a P_Key the QP does not accept, or (RC, UC) from another
- * port than the QP's peer, is counted in the port's rcv_discards.
+ * port than the QP's peer, is counted in the port's rcv_discards.  An RC
+ * request behind RDMA READ responses still to send is kept, and executed
+ * by vmlx_resp_run() once they are out.
  */
 void vmlx_resp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 {
@@ -912,9 +993,11 @@ void vmlx_resp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
-		if (qp->mtu)
-			used = resp_rc(qp, skb);
-		break;
+		if (resp_must_wait(qp, pkt))
+			resp_hold(qp, skb);
+		else
+			resp_rc_take(qp, skb);
+		return;
 	case IB_QPT_UC:
 		if (qp->mtu)
 			used = resp_uc(qp, skb);
@@ -928,6 +1011,38 @@ out:
 		consume_skb(skb);
 	else
 		kfree_skb(skb);
+}
+
+/**
+ * vmlx_resp_run() - send more of the RDMA READ responses under way, and
+ *	execute the requests that waited for them
+ * @qp: the QP; qp->lock held, in the QP's work item
+ * @budget: packets the work item may still handle; decreased by the
+ *	responses sent and the requests executed
+ *
+ * An RDMA READ of up to 2 GiB is answered a budget at a time, so that one
+ * request (or a duplicate of it) never holds the work item for long.
+ *
+ * Return: true if anything was done.
+ */
+bool vmlx_resp_run(struct vmlx_qp *qp, unsigned int *budget)
+{
+	struct sk_buff *skb;
+	bool progress = false;
+
+	while (*budget) {
+		if (qp->resp.read.active) {
+			resp_read_send(qp, budget);
+		} else {
+			skb = __skb_dequeue(&qp->resp.waiting);
+			if (!skb)
+				break;
+			resp_rc_take(qp, skb);
+			(*budget)--;
+		}
+		progress = true;
+	}
+	return progress;
 }
 
 /* ------------------------------------------------------------------ */
@@ -955,6 +1070,7 @@ int vmlx_resp_init(struct vmlx_qp *qp, gfp_t gfp)
 	resp->res_num = 1;
 	resp->res_next = 0;
 	resp->wqe_valid = false;
+	__skb_queue_head_init(&resp->waiting);
 	return 0;
 
 err_free_wqe:
@@ -969,6 +1085,7 @@ err_free_wqe:
  */
 void vmlx_resp_cleanup(struct vmlx_qp *qp)
 {
+	__skb_queue_purge(&qp->resp.waiting);
 	kfree(qp->resp.res);
 	qp->resp.res = NULL;
 	kfree(qp->resp.wqe);
@@ -1000,6 +1117,8 @@ void vmlx_resp_reset(struct vmlx_qp *qp)
 				VMLX_MAX_RD_ATOMIC);
 	resp->res_next = 0;
 	resp->flush_left = 0;
+	resp->read.active = false;
+	__skb_queue_purge(&resp->waiting);
 }
 
 /**
@@ -1012,6 +1131,8 @@ void vmlx_resp_reset(struct vmlx_qp *qp)
 void vmlx_resp_flush_held(struct vmlx_qp *qp)
 {
 	resp_abandon(qp);
+	qp->resp.read.active = false;
+	__skb_queue_purge(&qp->resp.waiting);
 	if (qp->resp.wqe_valid)
 		resp_flush_wqe(qp);
 }
