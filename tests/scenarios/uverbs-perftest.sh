@@ -16,12 +16,41 @@ set -u
 
 run=$(mktemp -d)
 trap 'rm -rf "$run"' EXIT
+crc=0
+src=0
 
 # perftest PROG FIELD: PROG as server on vmlx1 and client on vmlx0; both
 # must exit 0 and the client's result line must have a non-zero FIELD
 # (the column holding the average bandwidth or the typical latency).
+#
+# perftest turns its cycle counts into time with a CPU frequency it
+# measures itself, and gives up ("Correlation coefficient r^2 < 0.9",
+# no report) when the host is too busy for a steady measurement.  That
+# is perftest's clock, after the traffic, not the stack: such a run is
+# repeated once, and only for that message.
 perftest() {
-	local prog=$1 field=$2 spid src crc line value
+	local prog=$1
+	perftest_once "$@" && return
+	tap_diag "$prog: perftest could not measure the CPU clock; once more"
+	perftest_once "$@" || perftest_report "$@"
+}
+
+# perftest_once PROG FIELD: run the pair; status 1 (nothing reported
+# yet) if the client only failed its clock measurement, else report
+perftest_once() {
+	local prog=$1
+	# a server that never listened is reported by perftest_run
+	perftest_run "$@" || return 0
+	if [[ $crc -ne 0 ]] && grep -q "Correlation coefficient r^2" \
+		"$run/$prog.cli"; then
+		return 1
+	fi
+	perftest_report "$@"
+}
+
+# perftest_run PROG: the pair; exit statuses in crc and src
+perftest_run() {
+	local prog=$1 spid
 	timeout 120 "$prog" -d vmlx1 -n 200 -p 18600 >"$run/$prog.srv" 2>&1 &
 	spid=$!
 	if ! wait_listen 18600; then
@@ -29,13 +58,19 @@ perftest() {
 		wait "$spid"
 		tap_fail "$prog: the server never listened" \
 			"$(tail -5 "$run/$prog.srv")"
-		return
+		return 1
 	fi
 	timeout 120 "$prog" -d vmlx0 -n 200 -p 18600 127.0.0.1 \
 		>"$run/$prog.cli" 2>&1
 	crc=$?
 	wait "$spid"
 	src=$?
+}
+
+# perftest_report PROG FIELD: the test point of the last run
+perftest_report() {
+	local prog=$1 field=$2 line value
+
 	line=$(grep -E '^ +[0-9]+ +[0-9]+ ' "$run/$prog.cli" | tail -1)
 	value=$(echo "$line" | awk -v f="$field" '{ print $f }')
 	tap_diag "$prog: $line"
