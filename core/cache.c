@@ -452,6 +452,30 @@ int ib_find_gid(struct ib_device *device, const union ib_gid *gid,
 }
 EXPORT_SYMBOL(ib_find_gid);
 
+/* The scalar fields of a port's cache, read together under its lock. */
+struct ib_cached_port {
+	enum ib_port_state	state;
+	u8			lmc;
+	u64			subnet_prefix;
+};
+
+static int ib_cache_read_port(struct ib_device *device, u32 port_num,
+			      struct ib_cached_port *c)
+{
+	struct ib_port_data *pd;
+	unsigned long flags;
+
+	if (!rdma_is_port_valid(device, port_num))
+		return -EINVAL;
+	pd = ib_port(device, port_num);
+	read_lock_irqsave(&pd->cache_lock, flags);
+	c->state = pd->state;
+	c->lmc = pd->lmc;
+	c->subnet_prefix = pd->subnet_prefix;
+	read_unlock_irqrestore(&pd->cache_lock, flags);
+	return 0;
+}
+
 /**
  * ib_get_cached_lmc - a port's cached LMC
  * @device: the device
@@ -462,16 +486,12 @@ EXPORT_SYMBOL(ib_find_gid);
  */
 int ib_get_cached_lmc(struct ib_device *device, u32 port_num, u8 *lmc)
 {
-	struct ib_port_data *pd;
-	unsigned long flags;
+	struct ib_cached_port c;
+	int ret = ib_cache_read_port(device, port_num, &c);
 
-	if (!rdma_is_port_valid(device, port_num))
-		return -EINVAL;
-	pd = ib_port(device, port_num);
-	read_lock_irqsave(&pd->cache_lock, flags);
-	*lmc = pd->lmc;
-	read_unlock_irqrestore(&pd->cache_lock, flags);
-	return 0;
+	if (!ret)
+		*lmc = c.lmc;
+	return ret;
 }
 EXPORT_SYMBOL(ib_get_cached_lmc);
 
@@ -515,16 +535,12 @@ EXPORT_SYMBOL(ib_get_cached_pkey);
 int ib_get_cached_subnet_prefix(struct ib_device *device, u32 port_num,
 				u64 *prefix)
 {
-	struct ib_port_data *pd;
-	unsigned long flags;
+	struct ib_cached_port c;
+	int ret = ib_cache_read_port(device, port_num, &c);
 
-	if (!rdma_is_port_valid(device, port_num))
-		return -EINVAL;
-	pd = ib_port(device, port_num);
-	read_lock_irqsave(&pd->cache_lock, flags);
-	*prefix = pd->subnet_prefix;
-	read_unlock_irqrestore(&pd->cache_lock, flags);
-	return 0;
+	if (!ret)
+		*prefix = c.subnet_prefix;
+	return ret;
 }
 EXPORT_SYMBOL(ib_get_cached_subnet_prefix);
 
@@ -539,15 +555,11 @@ EXPORT_SYMBOL(ib_get_cached_subnet_prefix);
 int ib_get_cached_port_state(struct ib_device *device, u32 port_num,
 			     enum ib_port_state *state)
 {
-	struct ib_port_data *pd;
-	unsigned long flags;
+	struct ib_cached_port c;
+	int ret = ib_cache_read_port(device, port_num, &c);
 
-	if (!rdma_is_port_valid(device, port_num))
-		return -EINVAL;
-	pd = ib_port(device, port_num);
-	read_lock_irqsave(&pd->cache_lock, flags);
-	*state = pd->state;
-	read_unlock_irqrestore(&pd->cache_lock, flags);
-	return 0;
+	if (!ret)
+		*state = c.state;
+	return ret;
 }
 EXPORT_SYMBOL(ib_get_cached_port_state);

@@ -468,6 +468,7 @@ int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in, u8 num_ports);
 int vmlx_dr_switch_reply(struct ib_smp *smp, u8 num_ports);
 
 /* vmlx_recv.c */
+int vmlx_pkt_describe(struct vmlx_port *port, struct sk_buff *skb);
 void vmlx_rcv(struct vmlx_port *port, struct sk_buff *skb);
 
 /* vmlx_mcast.c */

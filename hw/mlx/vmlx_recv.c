@@ -59,6 +59,46 @@ static bool vmlx_is_mcast_lid(u16 lid)
 }
 
 /**
+ * vmlx_pkt_describe() - check a packet from the link and describe it
+ * @port: the port it arrived on
+ * @skb: the whole packet, LRH through VCRC, linear
+ *
+ * Checks the CRCs and the header format and fills in vmlx_pkt(@skb).
+ *
+ * Return: 0, or -EINVAL for a packet that is malformed or damaged.
+ */
+int vmlx_pkt_describe(struct vmlx_port *port, struct sk_buff *skb)
+{
+	struct vmlx_pkt_layout layout;
+	const struct vmlx_lrh *lrh;
+	const struct vmlx_bth *bth;
+	struct vmlx_pkt *pkt;
+
+	if (!vmlx_pkt_check(skb->data, skb->len) ||
+	    vmlx_pkt_parse(skb->data, skb->len, &layout))
+		return -EINVAL;
+	lrh = (const struct vmlx_lrh *)skb->data;
+	if (vmlx_lrh_lver(lrh) != 0)
+		return -EINVAL;
+	bth = (const struct vmlx_bth *)(skb->data + layout.bth);
+
+	pkt = vmlx_pkt(skb);
+	pkt->port = port;
+	pkt->op = layout.op;
+	pkt->bth = layout.bth;
+	pkt->payload = layout.payload;
+	pkt->paylen = layout.payload_len;
+	pkt->slid = vmlx_lrh_slid(lrh);
+	pkt->dlid = vmlx_lrh_dlid(lrh);
+	pkt->sl = vmlx_lrh_sl(lrh);
+	pkt->opcode = vmlx_bth_opcode(bth);
+	pkt->global = layout.global;
+	pkt->psn = vmlx_bth_psn(bth);
+	pkt->qpn = vmlx_bth_qpn(bth);
+	return 0;
+}
+
+/**
  * vmlx_rcv() - a packet arrives at an HCA port
  * @port: the receiving port
  * @skb: the whole packet, LRH through VCRC, linear; consumed
@@ -75,44 +115,24 @@ static bool vmlx_is_mcast_lid(u16 lid)
  */
 void vmlx_rcv(struct vmlx_port *port, struct sk_buff *skb)
 {
-	struct vmlx_pkt_layout layout;
-	const struct vmlx_lrh *lrh;
-	const struct vmlx_bth *bth;
 	enum ib_port_state state;
 	struct vmlx_pkt *pkt;
 	struct vmlx_qp *qp;
 	bool smi;
 
-	if (!vmlx_pkt_check(skb->data, skb->len) ||
-	    vmlx_pkt_parse(skb->data, skb->len, &layout))
+	if (vmlx_pkt_describe(port, skb))
 		goto error;
-	lrh = (const struct vmlx_lrh *)skb->data;
-	if (vmlx_lrh_lver(lrh) != 0)
-		goto error;
-	bth = (const struct vmlx_bth *)(skb->data + layout.bth);
-
 	pkt = vmlx_pkt(skb);
-	pkt->port = port;
-	pkt->op = layout.op;
-	pkt->bth = layout.bth;
-	pkt->payload = layout.payload;
-	pkt->paylen = layout.payload_len;
-	pkt->slid = vmlx_lrh_slid(lrh);
-	pkt->dlid = vmlx_lrh_dlid(lrh);
-	pkt->sl = vmlx_lrh_sl(lrh);
-	pkt->opcode = vmlx_bth_opcode(bth);
-	pkt->global = layout.global;
-	pkt->psn = vmlx_bth_psn(bth);
-	pkt->qpn = vmlx_bth_qpn(bth);
 
 	/* VL15 carries QP0's packets and nothing else */
-	smi = vmlx_lrh_vl(lrh) == VMLX_VL_SMI;
+	smi = vmlx_lrh_vl((const struct vmlx_lrh *)skb->data) == VMLX_VL_SMI;
 	if (smi != !pkt->qpn)
 		goto discard;
 	state = READ_ONCE(port->state);
 	if (pkt->qpn != 0 && state != IB_PORT_ACTIVE && state != IB_PORT_ARMED)
 		goto discard;
-	if (pkt->qpn != 0 && !vmlx_port_pkey_ok(port, vmlx_bth_pkey(bth)))
+	if (pkt->qpn != 0 &&
+	    !vmlx_port_pkey_ok(port, vmlx_bth_pkey(vmlx_pkt_bth(skb))))
 		goto discard;
 
 	if (vmlx_is_mcast_lid(pkt->dlid)) {

@@ -38,7 +38,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 
-#include "../../hw/mlx/vmlx_fabric.h"
+#include "vmlx_test.h"
 
 /* Both ends start their PSNs here: READ streams wrap past 0xffffff. */
 #define VRX_PSN		0xfffff0
@@ -86,47 +86,6 @@ struct vrx_ctx {
 /* ------------------------------------------------------------------ */
 /* The ports and the switch                                            */
 /* ------------------------------------------------------------------ */
-
-/* A port as it was at boot: no LID, no SM, INIT, default tables. */
-static void vrx_port_reset(struct vmlx_port *port)
-{
-	unsigned long flags;
-
-	vmlx_fabric_flush();
-	spin_lock_irqsave(&port->lock, flags);
-	WRITE_ONCE(port->lid, 0);
-	WRITE_ONCE(port->lmc, 0);
-	port->sm_lid = 0;
-	port->sm_sl = 0;
-	port->mkey = 0;
-	port->mkey_protect = 0;
-	memset(port->pkeys, 0, sizeof(port->pkeys));
-	WRITE_ONCE(port->pkeys[0], VMLX_DEFAULT_PKEY);
-	vmlx_port_sma_init(port);
-	if (port->phys_state == IB_PORT_PHYS_STATE_LINK_UP)
-		WRITE_ONCE(port->state, IB_PORT_INIT);
-	spin_unlock_irqrestore(&port->lock, flags);
-}
-
-/* The switch as it was at boot: nothing routed, external ports INIT. */
-static void vrx_switch_reset(struct vmlx_switch *sw)
-{
-	unsigned long flags;
-	unsigned int i;
-
-	vmlx_fabric_flush();
-	spin_lock_irqsave(&sw->lock, flags);
-	memset(sw->lft, VMLX_LFT_UNROUTED, sizeof(sw->lft));
-	memset(sw->mft, 0, sizeof(sw->mft));
-	WRITE_ONCE(sw->lft_top, 0);
-	WRITE_ONCE(sw->lid, 0);
-	sw->sm_lid = 0;
-	sw->mkey = 0;
-	for (i = 1; i <= sw->num_ports; i++)
-		if (sw->ports[i].state != IB_PORT_DOWN)
-			WRITE_ONCE(sw->ports[i].state, IB_PORT_INIT);
-	spin_unlock_irqrestore(&sw->lock, flags);
-}
 
 /*
  * What vmlx_fabric_static_lids() does for the two ports: LIDs 1 and 2,
@@ -191,8 +150,8 @@ static int vrx_init(struct kunit *test)
 	ctx->sw = vmlx_fabric_switch();
 	KUNIT_ASSERT_NOT_NULL(test, ctx->sw);
 	for (i = 0; i < 2; i++)
-		vrx_port_reset(ctx->port[i]);
-	vrx_switch_reset(ctx->sw);
+		vmlx_test_port_reset(ctx->port[i]);
+	vmlx_test_switch_reset(ctx->sw);
 	vrx_fabric_up(test);
 
 	ctx->buf = vmalloc(VRX_BUF_BYTES);
@@ -256,9 +215,9 @@ static void vrx_exit(struct kunit *test)
 	vfree(ctx->buf);
 	for (i = 0; i < 2; i++)
 		if (ctx->port[i])
-			vrx_port_reset(ctx->port[i]);
+			vmlx_test_port_reset(ctx->port[i]);
 	if (ctx->sw)
-		vrx_switch_reset(ctx->sw);
+		vmlx_test_switch_reset(ctx->sw);
 	for (i = 0; i < 2; i++)
 		if (ctx->ibdev[i])
 			ib_device_put(ctx->ibdev[i]);
@@ -457,26 +416,7 @@ static void vrx_finish(struct kunit *test, struct sk_buff *skb)
 static void vrx_arrived(struct kunit *test, struct sk_buff *skb,
 			struct vmlx_port *port)
 {
-	const struct vmlx_lrh *lrh = (const struct vmlx_lrh *)skb->data;
-	struct vmlx_pkt *pkt = vmlx_pkt(skb);
-	struct vmlx_pkt_layout layout;
-	const struct vmlx_bth *bth;
-
-	KUNIT_ASSERT_TRUE(test, vmlx_pkt_check(skb->data, skb->len));
-	KUNIT_ASSERT_EQ(test, vmlx_pkt_parse(skb->data, skb->len, &layout), 0);
-	bth = (const struct vmlx_bth *)(skb->data + layout.bth);
-	pkt->port = port;
-	pkt->op = layout.op;
-	pkt->bth = layout.bth;
-	pkt->payload = layout.payload;
-	pkt->paylen = layout.payload_len;
-	pkt->slid = vmlx_lrh_slid(lrh);
-	pkt->dlid = vmlx_lrh_dlid(lrh);
-	pkt->sl = vmlx_lrh_sl(lrh);
-	pkt->opcode = vmlx_bth_opcode(bth);
-	pkt->global = layout.global;
-	pkt->psn = vmlx_bth_psn(bth);
-	pkt->qpn = vmlx_bth_qpn(bth);
+	KUNIT_ASSERT_EQ(test, vmlx_pkt_describe(port, skb), 0);
 }
 
 /* A finished packet arrives at @port, in vmlx_port_xmit()'s context. */

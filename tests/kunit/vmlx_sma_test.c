@@ -32,7 +32,7 @@
 #include <rdma/ib_verbs.h>
 #include <asm/unaligned.h>
 
-#include "../../hw/mlx/vmlx_fabric.h"
+#include "vmlx_test.h"
 
 #define VSMA_DR		IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE
 #define VSMA_LR		IB_MGMT_CLASS_SUBN_LID_ROUTED
@@ -86,46 +86,6 @@ static void vsma_reset_events(struct vsma_ctx *ctx)
 		atomic_set(&ctx->events[i], 0);
 }
 
-/* A port back as it was at boot: no LID, no SM, INIT, default tables. */
-static void vsma_port_reset(struct vmlx_port *port)
-{
-	unsigned long flags;
-
-	vmlx_fabric_flush();
-	spin_lock_irqsave(&port->lock, flags);
-	WRITE_ONCE(port->lid, 0);
-	WRITE_ONCE(port->lmc, 0);
-	port->sm_lid = 0;
-	port->sm_sl = 0;
-	port->mkey = 0;
-	port->mkey_protect = 0;
-	memset(port->pkeys, 0, sizeof(port->pkeys));
-	WRITE_ONCE(port->pkeys[0], VMLX_DEFAULT_PKEY);
-	vmlx_port_sma_init(port);
-	if (port->phys_state == IB_PORT_PHYS_STATE_LINK_UP)
-		WRITE_ONCE(port->state, IB_PORT_INIT);
-	spin_unlock_irqrestore(&port->lock, flags);
-}
-
-static void vsma_switch_reset(struct vmlx_switch *sw)
-{
-	unsigned long flags;
-	unsigned int i;
-
-	vmlx_fabric_flush();
-	spin_lock_irqsave(&sw->lock, flags);
-	memset(sw->lft, VMLX_LFT_UNROUTED, sizeof(sw->lft));
-	memset(sw->mft, 0, sizeof(sw->mft));
-	WRITE_ONCE(sw->lft_top, 0);
-	WRITE_ONCE(sw->lid, 0);
-	sw->sm_lid = 0;
-	sw->mkey = 0;
-	for (i = 1; i <= sw->num_ports; i++)
-		if (sw->ports[i].state != IB_PORT_DOWN)
-			WRITE_ONCE(sw->ports[i].state, IB_PORT_INIT);
-	spin_unlock_irqrestore(&sw->lock, flags);
-}
-
 static int vsma_init(struct kunit *test)
 {
 	struct vsma_ctx *ctx;
@@ -143,8 +103,8 @@ static int vsma_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ctx->sw);
 	KUNIT_ASSERT_EQ(test, READ_ONCE(ctx->port->phys_state),
 			IB_PORT_PHYS_STATE_LINK_UP);
-	vsma_port_reset(ctx->port);
-	vsma_port_reset(ctx->port1);
+	vmlx_test_port_reset(ctx->port);
+	vmlx_test_port_reset(ctx->port1);
 	ib_init_event_handler(&ctx->handler, ctx->ibdev, vsma_event);
 	ib_register_event_handler(&ctx->handler);
 	ctx->registered = true;
@@ -161,11 +121,11 @@ static void vsma_exit(struct kunit *test)
 	if (ctx->registered)
 		ib_unregister_event_handler(&ctx->handler);
 	if (ctx->port)
-		vsma_port_reset(ctx->port);
+		vmlx_test_port_reset(ctx->port);
 	if (ctx->port1)
-		vsma_port_reset(ctx->port1);
+		vmlx_test_port_reset(ctx->port1);
 	if (ctx->sw)
-		vsma_switch_reset(ctx->sw);
+		vmlx_test_switch_reset(ctx->sw);
 	if (ctx->ibdev1)
 		ib_device_put(ctx->ibdev1);
 	if (ctx->ibdev)

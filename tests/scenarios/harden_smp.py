@@ -13,22 +13,15 @@ import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from uverbs_cmd import report  # noqa: E402
+import uverbs_cmd as uc  # noqa: E402
+
 REGISTER_AGENT = 0xC01C1B01
 GET, SET = 0x01, 0x02
 PORT_INFO = 0x0015
 MKEY = 0x0123456789abcdef
 HDR = 56			# struct ib_user_mad header, old layout
-failed = 0
-
-
-def report(ok, what, detail=""):
-    global failed
-    if ok:
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (what, detail))
-    sys.stdout.flush()
 
 
 class Umad:
@@ -128,4 +121,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if uc.failed else 0)

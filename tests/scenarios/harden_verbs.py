@@ -21,6 +21,7 @@
 #
 # The counters named in the checks are vmlx's, in debugfs.
 import errno
+import os
 import socket
 import struct
 import sys
@@ -36,19 +37,12 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 import pyverbs.enums as e
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from uverbs_cmd import report  # noqa: E402
+import uverbs_cmd as uc  # noqa: E402
+
 GSI_QKEY = 0x80010000
 DBG = "/sys/kernel/debug/vmlx"
-failed = 0
-
-
-def report(ok, what, detail=""):
-    global failed
-    if ok:
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (what, detail))
-    sys.stdout.flush()
 
 
 def counter(dev, name):
@@ -296,4 +290,4 @@ if __name__ == "__main__":
         qkey_mode(sys.argv[2])
     elif cmd == "qkey-pma":
         qkey_pma(sys.argv[2], sys.argv[3])
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if uc.failed else 0)
