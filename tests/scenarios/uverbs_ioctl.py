@@ -1029,6 +1029,12 @@ CAPBUF = Buf(20)
 CAPBUF.mem.raw = struct.pack("<5I", 16, 16, 1, 1, 0)
 
 
+def ours(value):
+    """Whether @value, as a pointer, is one of those the kernel may get."""
+    return (value in POINTERS or value == CAPBUF.addr or
+            SCRATCH.addr <= value < SCRATCH.addr + SCRATCH.size)
+
+
 def templates(rng, handles, objs):
     """Valid calls: (object, method, [attribute tuples])."""
     h = rng.choice(handles) if handles else 0
@@ -1122,6 +1128,11 @@ def mutate(rng, obj, method, attrs, hdr):
             elif field == 1:
                 a[1] = rng.choice([0, 1, 4, 8, 9, 16, 32, 48, 176, 4096,
                                    rng.randrange(1 << 16)])
+                # beyond 8 bytes the data is a pointer: an inline value
+                # made one could name this process's own heap (python3
+                # is not PIE, its heap is in the low 4 GiB)
+                if a[1] > 8 and not ours(a[4]):
+                    a[4] = rng.choice(POINTERS)
             elif field == 2:
                 a[2] = rng.randrange(1 << 16)
             elif field == 3:
