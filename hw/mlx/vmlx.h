@@ -8,8 +8,9 @@
  *   vmlx_fabric.c   links, the emulated switch, forwarding, fault knobs,
  *                   port state and counters
  *   vmlx_fabric.h   the cable ends and the switch, for vmlx_fabric.c,
- *                   vmlx_switch.c, vmlx_switch_pma.c and vmlx_trap.c
- *   vmlx_switch.c   the emulated switch's SMA and its directed-route rules
+ *                   vmlx_switch_sma.c, vmlx_switch_pma.c and vmlx_trap.c
+ *   vmlx_switch_sma.c the emulated switch's SMA and its directed-route
+ *                   rules
  *   vmlx_switch_pma.c the emulated switch's PMA and the GSI (QP1) under it
  *   vmlx_sma.c      the HCA's SMA (process_mad for subnet management) and
  *                   the PortInfo rules shared with the switch
@@ -463,7 +464,7 @@ int vmlx_pma_answer(const struct ib_mad *in, struct ib_mad *out,
 		    void *ctx);
 u64 vmlx_pma_read(const struct vmlx_pma_set *set, enum vmlx_pma_counter c);
 
-/* vmlx_switch.c: directed-route rules at a switch (IBA 14.2.2) */
+/* vmlx_switch_sma.c: directed-route rules at a switch (IBA 14.2.2) */
 int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in, u8 num_ports);
 int vmlx_dr_switch_reply(struct ib_smp *smp, u8 num_ports);
 

@@ -10,7 +10,7 @@
  *   default       one switch.  HCA port i, counted in creation order
  *                 (vmlx0 port 1, vmlx0 port 2, vmlx1 port 1, ...), is cabled
  *                 to switch port i + 1.  Switch port 0 is the switch's own
- *                 management port: its SMA (vmlx_switch.c) answers the
+ *                 management port: its SMA (vmlx_switch_sma.c) answers the
  *                 SMPs that reach it and forwards directed-route SMPs.
  *   back_to_back  no switch.  HCA 2k port p is cabled to HCA 2k+1 port p;
  *                 with an odd number of HCAs the last one has no peer.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * vmlx fabric internals shared by vmlx_fabric.c (cables, forwarding, link
- * states), vmlx_switch.c (the switch's SMA), vmlx_switch_pma.c (the
+ * states), vmlx_switch_sma.c (the switch's SMA), vmlx_switch_pma.c (the
  * switch's PMA) and vmlx_trap.c (the MAD packets the fabric sends): the
  * cable ends and the emulated switch.
  */
@@ -181,7 +181,7 @@ u8 vmlx_switch_lft(struct vmlx_switch *sw, u16 dlid);
 void vmlx_fport_request(struct vmlx_fport *end, unsigned int op);
 struct vmlx_switch *vmlx_fabric_switch(void);
 
-/* vmlx_switch.c */
+/* vmlx_switch_sma.c */
 void vmlx_switch_init(struct vmlx_switch *sw, unsigned int num_ports,
 		      u64 guid);
 bool vmlx_switch_own_lid(struct vmlx_switch *sw, u16 dlid);

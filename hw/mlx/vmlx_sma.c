@@ -2,7 +2,7 @@
 /*
  * vmlx SMA: the subnet management agent of the HCA ports, reached through
  * the process_mad op, and the PortInfo rules it shares with the switch's
- * SMA (vmlx_switch.c).
+ * SMA (vmlx_switch_sma.c).
  *
  * The MAD core hands process_mad every SMP for a port (directed-route SMPs
  * after its hop-pointer arithmetic) and every PMA MAD.  The SMA answers

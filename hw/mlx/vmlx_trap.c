@@ -9,7 +9,7 @@
  * A Trap(Notice) (IBA 14.2.5.1, 14.3.8) is a LID-routed SMP from the
  * issuer's LID to the subnet manager's (PortInfo:MasterSMLID), QP0 to
  * QP0.  The switch sends Trap 128 when one of its links goes up or down
- * (vmlx_switch.c); an HCA port sends Trap 144 when its CapabilityMask
+ * (vmlx_switch_sma.c); an HCA port sends Trap 144 when its CapabilityMask
  * changes, e.g. when a subnet manager opens issmN and IsSM is set.
  *
  * Each trap is sent once.  IBA has the issuer repeat it every
