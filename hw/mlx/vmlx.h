@@ -5,10 +5,12 @@
  * Who does what (one file per responsibility):
  *   vmlx_main.c     module parameters, creation and teardown of the HCAs
  *   vmlx_verbs.c    the ops table, device and port queries
- *   vmlx_fabric.c   links, the emulated switch, forwarding, fault knobs,
- *                   port state and counters
+ *   vmlx_fabric.c   links and cabling, fault knobs, port state and
+ *                   counters, putting packets on a link
  *   vmlx_fabric.h   the cable ends and the switch, for vmlx_fabric.c,
- *                   vmlx_switch_sma.c, vmlx_switch_pma.c and vmlx_trap.c
+ *                   vmlx_switch*.c and vmlx_trap.c
+ *   vmlx_switch.c   the emulated switch: reset state, forwarding by the
+ *                   LFT and MFT
  *   vmlx_switch_sma.c the emulated switch's SMA and its directed-route
  *                   rules
  *   vmlx_switch_pma.c the emulated switch's PMA and the GSI (QP1) under it

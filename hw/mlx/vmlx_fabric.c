@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * vmlx fabric: the cables between HCA ports, the emulated switch that
- * forwards packets between them, the fault knobs and counters on the way
- * out of a port, and the port states that follow from the links.
+ * vmlx fabric: the cables between HCA ports and the emulated switch, the
+ * fault knobs and counters on the way out of a port, a packet's way
+ * across a cable, and the port states that follow from the links.  The
+ * switch's own forwarding is vmlx_switch.c.
  *
  * Topology.  vmlx_fabric_init() creates every cable end ("fport") the
  * fabric will have and wires them once:
@@ -28,10 +29,10 @@
  * Data path.  vmlx_port_xmit() runs in the sender's context (process
  * context, perhaps holding a QP's mutex, never a spinlock) and takes no
  * lock: the HCA port at the far end of a cable is found under RCU, the
- * forwarding tables, the knobs and the port states are read with
- * READ_ONCE(), and the counters are atomic64.  A packet crosses at most
- * one switch and ends in vmlx_rcv() on the receiving port, which only
- * queues it for its QP: nothing here recurses.
+ * knobs and the port states are read with READ_ONCE(), and the counters
+ * are atomic64; so does the switch's forwarding (vmlx_switch_forward()).
+ * A packet crosses at most one switch and ends in vmlx_rcv() on the
+ * receiving port, which only queues it for its QP: nothing here recurses.
  *
  * Control path.  Cabling, the link knobs, static LIDs and every change of
  * a link are serialised by vmlx_fabric_mutex.  The port fields they change
@@ -606,15 +607,16 @@ static void vmlx_corrupt(struct vmlx_port *port, struct sk_buff *skb)
 	atomic64_inc(&port->cnt.injected_corruptions);
 }
 
-static bool vmlx_pkt_mcast(const struct sk_buff *skb)
-{
-	u16 dlid = vmlx_lrh_dlid((const struct vmlx_lrh *)skb->data);
-
-	return dlid >= VMLX_LID_MCAST_MIN && dlid <= VMLX_LID_MCAST_MAX;
-}
-
-/* Count a packet of @len bytes in (@rcv) or out of a port. */
-static void vmlx_count(struct vmlx_port_counters *cnt, bool rcv,
+/**
+ * vmlx_count_packet() - count a packet in or out of a port
+ * @cnt: the port's counters, an HCA port's or a switch port's
+ * @rcv: the packet came in (else it went out)
+ * @len: its bytes, LRH through VCRC
+ * @mcast: its DLID is a multicast LID
+ *
+ * Context: any.
+ */
+void vmlx_count_packet(struct vmlx_port_counters *cnt, bool rcv,
 		       unsigned int len, bool mcast)
 {
 	/* packets before bytes: the PMA reads them in that order */
@@ -625,12 +627,18 @@ static void vmlx_count(struct vmlx_port_counters *cnt, bool rcv,
 				   &cnt->xmit_mcast_packets);
 }
 
-/*
- * The packet arrives at the HCA end @end.  Consumes @skb.  Returns false
- * if it was lost because no port is plugged in there or its link is down.
- * Runs under rcu_read_lock().
+/**
+ * vmlx_fport_deliver() - a packet reaches the HCA end of a cable
+ * @end: the HCA end, or NULL if the cable has none
+ * @skb: the packet; consumed
+ *
+ * The port plugged in at @end counts the packet and receives it.
+ *
+ * Context: under rcu_read_lock(); does not sleep.
+ * Return: false if the packet was lost because no port is plugged in
+ * there or its link is down.
  */
-static bool vmlx_fport_deliver(struct vmlx_fport *end, struct sk_buff *skb)
+bool vmlx_fport_deliver(struct vmlx_fport *end, struct sk_buff *skb)
 {
 	struct vmlx_port *port = end ? rcu_dereference(end->port) : NULL;
 
@@ -639,151 +647,9 @@ static bool vmlx_fport_deliver(struct vmlx_fport *end, struct sk_buff *skb)
 		kfree_skb(skb);
 		return false;
 	}
-	vmlx_count(&port->cnt, true, skb->len, vmlx_pkt_mcast(skb));
+	vmlx_count_packet(&port->cnt, true, skb->len, vmlx_skb_mcast(skb));
 	vmlx_rcv(port, skb);
 	return true;
-}
-
-/**
- * vmlx_switch_send() - a packet leaves the switch
- * @out: the external switch port it leaves by
- * @skb: the packet; consumed
- *
- * Only VL15 leaves a port that is not ACTIVE.  A packet lost because of
- * the port's state or its link counts in the port's xmit_discards, one
- * that reached the other end of the link in its transmit counters.
- *
- * Context: under rcu_read_lock(); does not sleep.
- */
-void vmlx_switch_send(struct vmlx_fport *out, struct sk_buff *skb)
-{
-	unsigned int len = skb->len;
-	bool mcast = vmlx_pkt_mcast(skb);
-
-	if (vmlx_lrh_vl((struct vmlx_lrh *)skb->data) != VMLX_VL_SMI &&
-	    READ_ONCE(out->state) != IB_PORT_ACTIVE) {
-		atomic64_inc(&out->cnt.xmit_discards);
-		kfree_skb(skb);
-		return;
-	}
-	if (vmlx_fport_deliver(out->peer, skb))
-		vmlx_count(&out->cnt, false, len, mcast);
-	else
-		atomic64_inc(&out->cnt.xmit_discards);
-}
-
-/*
- * A multicast packet goes out of every port of its MFT entry except the
- * one it came in on, a copy each.
- */
-static void vmlx_switch_multicast(struct vmlx_fport *in, u16 mlid,
-				  struct sk_buff *skb)
-{
-	struct vmlx_switch *sw = in->sw;
-	struct sk_buff *copy;
-	unsigned int i;
-	u64 mask;
-
-	mask = READ_ONCE(sw->mft[mlid - VMLX_LID_MCAST_MIN]);
-	mask &= GENMASK_ULL(sw->num_ports, 1) & ~BIT_ULL(in->num);
-	if (!mask) {
-		atomic64_inc(&in->cnt.relay_errors);
-		kfree_skb(skb);
-		return;
-	}
-	while (mask) {
-		i = __ffs64(mask);
-		mask &= mask - 1;
-		/* the last port gets the packet itself */
-		copy = mask ? skb_clone(skb, GFP_ATOMIC) : skb;
-		if (!copy) {
-			atomic64_inc(&sw->ports[i].cnt.xmit_discards);
-			continue;
-		}
-		vmlx_switch_send(&sw->ports[i], copy);
-	}
-}
-
-/**
- * vmlx_switch_lft() - the egress port of a unicast LID
- * @sw: the switch
- * @dlid: the LID
- *
- * Context: any; reads the LFT with READ_ONCE().
- * Return: the external port the LFT routes @dlid to, or 0 if it routes
- * it nowhere, to port 0 or to a port the switch does not have, or if
- * @dlid is above LinearFDBTop.
- */
-u8 vmlx_switch_lft(struct vmlx_switch *sw, u16 dlid)
-{
-	u8 egress = VMLX_LFT_UNROUTED;
-
-	if (dlid <= VMLX_LID_UCAST_MAX && dlid <= READ_ONCE(sw->lft_top))
-		egress = READ_ONCE(sw->lft[dlid]);
-	return egress > sw->num_ports ? 0 : egress;
-}
-
-/**
- * vmlx_switch_unicast() - forward a packet by the linear forwarding table
- * @in: the switch port it came in on
- * @dlid: its DLID, a unicast LID
- * @skb: the packet; consumed
- *
- * LIDs above LinearFDBTop and LIDs routed nowhere (0xFF), to a port that
- * does not exist or to port 0 are dropped and counted in the ingress
- * port's relay_errors (packets for the switch itself never get here).
- * A packet may go back out of the port it came in on: that is how an HCA
- * port reaches its own LID.
- *
- * Context: under rcu_read_lock(); does not sleep.
- */
-void vmlx_switch_unicast(struct vmlx_fport *in, u16 dlid, struct sk_buff *skb)
-{
-	struct vmlx_switch *sw = in->sw;
-	u8 egress = vmlx_switch_lft(sw, dlid);
-
-	if (!egress) {
-		atomic64_inc(&in->cnt.relay_errors);
-		kfree_skb(skb);
-		return;
-	}
-	vmlx_switch_send(&sw->ports[egress], skb);
-}
-
-/*
- * A packet arrives at switch port @in and is counted there.  VL15 goes to
- * the switch's SMI, which answers or forwards SMPs; other packets need the
- * port ARMED or ACTIVE; those for the switch's LID go to its GSI (the
- * PMA), the others are forwarded by their DLID.
- */
-static void vmlx_switch_forward(struct vmlx_fport *in, struct sk_buff *skb)
-{
-	const struct vmlx_lrh *lrh = (const struct vmlx_lrh *)skb->data;
-	struct vmlx_switch *sw = in->sw;
-	u16 dlid = vmlx_lrh_dlid(lrh);
-	u8 state;
-
-	vmlx_count(&in->cnt, true, skb->len, vmlx_pkt_mcast(skb));
-	if (vmlx_lrh_vl(lrh) == VMLX_VL_SMI) {
-		vmlx_switch_smi(in, skb);
-		return;
-	}
-	state = READ_ONCE(in->state);
-	if ((state != IB_PORT_ARMED && state != IB_PORT_ACTIVE) ||
-	    dlid == VMLX_LID_PERMISSIVE) {
-		atomic64_inc(&in->cnt.relay_errors);
-		kfree_skb(skb);
-		return;
-	}
-	if (vmlx_switch_own_lid(sw, dlid)) {
-		vmlx_switch_gsi(in, skb);
-		return;
-	}
-	if (dlid >= VMLX_LID_MCAST_MIN) {
-		vmlx_switch_multicast(in, dlid, skb);
-		return;
-	}
-	vmlx_switch_unicast(in, dlid, skb);
 }
 
 /* The packet is for one of the sending port's own LIDs. */
@@ -847,7 +713,7 @@ int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb)
 	if (vmlx_chance(READ_ONCE(port->corrupt_ppm)))
 		vmlx_corrupt(port, skb);
 
-	vmlx_count(cnt, false, skb->len, vmlx_pkt_mcast(skb));
+	vmlx_count_packet(cnt, false, skb->len, vmlx_skb_mcast(skb));
 
 	rcu_read_lock();
 	end = READ_ONCE(port->fport);

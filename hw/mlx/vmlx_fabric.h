@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * vmlx fabric internals shared by vmlx_fabric.c (cables, forwarding, link
- * states), vmlx_switch_sma.c (the switch's SMA), vmlx_switch_pma.c (the
- * switch's PMA) and vmlx_trap.c (the MAD packets the fabric sends): the
- * cable ends and the emulated switch.
+ * vmlx fabric internals shared by vmlx_fabric.c (cables, link states),
+ * vmlx_switch.c (the switch's forwarding), vmlx_switch_sma.c (the
+ * switch's SMA), vmlx_switch_pma.c (the switch's PMA) and vmlx_trap.c
+ * (the MAD packets the fabric sends): the cable ends and the emulated
+ * switch.
  */
 #ifndef VMLX_FABRIC_H
 #define VMLX_FABRIC_H
@@ -173,18 +174,32 @@ struct vmlx_mad_addr {
 	u32	qkey;
 };
 
+/* The packet in @skb, LRH first, is for a multicast LID. */
+static inline bool vmlx_skb_mcast(const struct sk_buff *skb)
+{
+	u16 dlid = vmlx_lrh_dlid((const struct vmlx_lrh *)skb->data);
+
+	return dlid >= VMLX_LID_MCAST_MIN && dlid <= VMLX_LID_MCAST_MAX;
+}
+
 /* vmlx_fabric.c */
+void vmlx_count_packet(struct vmlx_port_counters *cnt, bool rcv,
+		       unsigned int len, bool mcast);
+bool vmlx_fport_deliver(struct vmlx_fport *end, struct sk_buff *skb);
+void vmlx_fport_request(struct vmlx_fport *end, unsigned int op);
+struct vmlx_switch *vmlx_fabric_switch(void);
+
+/* vmlx_switch.c */
+void vmlx_switch_init(struct vmlx_switch *sw, unsigned int num_ports,
+		      u64 guid);
+bool vmlx_switch_own_lid(struct vmlx_switch *sw, u16 dlid);
+void vmlx_switch_forward(struct vmlx_fport *in, struct sk_buff *skb);
 void vmlx_switch_send(struct vmlx_fport *out, struct sk_buff *skb);
 void vmlx_switch_unicast(struct vmlx_fport *in, u16 dlid,
 			 struct sk_buff *skb);
 u8 vmlx_switch_lft(struct vmlx_switch *sw, u16 dlid);
-void vmlx_fport_request(struct vmlx_fport *end, unsigned int op);
-struct vmlx_switch *vmlx_fabric_switch(void);
 
 /* vmlx_switch_sma.c */
-void vmlx_switch_init(struct vmlx_switch *sw, unsigned int num_ports,
-		      u64 guid);
-bool vmlx_switch_own_lid(struct vmlx_switch *sw, u16 dlid);
 void vmlx_switch_smi(struct vmlx_fport *in, struct sk_buff *skb);
 int vmlx_switch_sma(struct vmlx_switch *sw, u8 in, struct ib_smp *smp);
 void vmlx_switch_trap_link(struct vmlx_switch *sw);

@@ -5,7 +5,7 @@
  * switch's GSI that carries it.
  *
  * A packet that is not on VL15 and whose DLID is one of the switch's LIDs
- * comes here (vmlx_fabric.c).  It must be a well-formed UD SEND ONLY to
+ * comes here (vmlx_switch.c).  It must be a well-formed UD SEND ONLY to
  * QP1, its BTH P_Key must match an entry of port 0's P_Key table and its
  * DETH Q_Key must be 0x80010000; the MAD in it base version 1.  Anything
  * else, and every MAD that is not a request (a response, a trap), is

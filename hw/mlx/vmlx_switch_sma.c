@@ -21,7 +21,7 @@
  * The SMA answers NodeInfo, NodeDescription, SwitchInfo, PortInfo (port 0
  * and the external ports), P_KeyTable (port 0), LinearForwardingTable and
  * MulticastForwardingTable; a Set programs the tables the data path
- * forwards by (vmlx_fabric.c).  External ports have the state machine of
+ * forwards by (vmlx_switch.c).  External ports have the state machine of
  * HCA ports: INIT -> ARMED -> ACTIVE by SubnSet, DOWN retrains the link.
  * Port 0 is a base port 0: always ACTIVE, LinkUp.  When a link goes up or
  * down the switch sends Trap 128 to the subnet manager (vmlx_trap.c: once;
@@ -40,7 +40,6 @@
 #define VMLX_SW_NODE_DESC	"vmlx switch"
 #define VMLX_SW_PORT0_CAP	(IB_PORT_SYS_IMAGE_GUID_SUP | \
 				 IB_PORT_EXTENDED_SPEEDS_SUP)
-#define VMLX_SW_LIFE_TIME	0x12
 
 /* Trap 128 (IBA 14.2.5.1): generic, urgent, from a switch */
 #define VMLX_TRAP_LINK_STATE	128
@@ -59,61 +58,6 @@
 #define VMLX_SI_FLAGS		16
 #define VMLX_SI_MFT_TOP		18
 #define VMLX_SI_PSC		BIT(2)
-
-/**
- * vmlx_switch_init() - a switch as it comes out of reset
- * @sw: the switch, zeroed
- * @num_ports: external ports
- * @guid: node GUID
- *
- * Nothing routed, no LID, port 0 ACTIVE, external ports DOWN until their
- * links come up.
- */
-void vmlx_switch_init(struct vmlx_switch *sw, unsigned int num_ports,
-		      u64 guid)
-{
-	unsigned int i;
-
-	spin_lock_init(&sw->lock);
-	sw->guid = guid;
-	sw->num_ports = num_ports;
-	sw->gid_prefix = VMLX_DEFAULT_SUBNET_PREFIX;
-	sw->subnet_timeout = VMLX_PI_SUBNET_TIMEOUT;
-	sw->pkeys[0] = VMLX_DEFAULT_PKEY;
-	sw->life_time = VMLX_SW_LIFE_TIME;
-	sw->default_port = VMLX_LFT_UNROUTED;
-	sw->default_mcast_primary = VMLX_LFT_UNROUTED;
-	sw->default_mcast_not_primary = VMLX_LFT_UNROUTED;
-	memset(sw->lft, VMLX_LFT_UNROUTED, sizeof(sw->lft));
-	for (i = 0; i <= num_ports; i++) {
-		struct vmlx_fport *p = &sw->ports[i];
-
-		p->sw = sw;
-		p->num = i;
-		p->enabled = true;
-		p->state = i ? IB_PORT_DOWN : IB_PORT_ACTIVE;
-		p->phys = i ? IB_PORT_PHYS_STATE_POLLING :
-			      IB_PORT_PHYS_STATE_LINK_UP;
-		vmlx_link_init(&p->link);
-	}
-}
-
-/**
- * vmlx_switch_own_lid() - whether a DLID is one of the switch's LIDs
- * @sw: the switch
- * @dlid: the DLID
- *
- * Context: any.
- * Return: true for LID .. LID + 2^LMC - 1 of port 0, once it has a LID.
- */
-bool vmlx_switch_own_lid(struct vmlx_switch *sw, u16 dlid)
-{
-	u16 lid = READ_ONCE(sw->lid);
-	u8 lmc = READ_ONCE(sw->lmc) & 7;
-
-	return lid && dlid >= lid && dlid <= VMLX_LID_UCAST_MAX &&
-	       dlid - lid < (1U << lmc);
-}
 
 /* ------------------------------------------------------------------ */
 /* Directed route                                                      */
