@@ -14,8 +14,9 @@
  *   vmlx_switch_sma.c the emulated switch's SMA and its directed-route
  *                   rules
  *   vmlx_switch_pma.c the emulated switch's PMA and the GSI (QP1) under it
- *   vmlx_sma.c      the HCA's SMA (process_mad for subnet management) and
- *                   the PortInfo rules shared with the switch
+ *   vmlx_port_info.c PortInfo, the port state machine, the M_Key check
+ *                   and the rest the HCA's and the switch's SMAs share
+ *   vmlx_sma.c      the HCA's SMA (process_mad for subnet management)
  *   vmlx_pma.c      the HCA's PMA (process_mad for performance management)
  *                   and the PMA encoding the switch's PMA shares
  *   vmlx_recv.c     a packet arriving at a port: checks, QP lookup,
@@ -437,6 +438,11 @@ int vmlx_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 int vmlx_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
 		     struct ib_port_modify *props);
 void vmlx_port_sma_init(struct vmlx_port *port);
+void vmlx_port_raise(struct vmlx_port *port, unsigned int events);
+int vmlx_port_set_lid(struct vmlx_port *port, u16 lid, u8 lmc, u16 sm_lid);
+int vmlx_port_set_state(struct vmlx_port *port, u8 state);
+
+/* vmlx_port_info.c */
 void vmlx_link_init(struct vmlx_link *link);
 int vmlx_port_state_next(enum ib_port_state cur, u8 req,
 			 enum ib_port_state *next);
@@ -454,9 +460,6 @@ bool vmlx_smp_mkey_ok(u64 mkey, u8 mkey_protect, const struct ib_smp *smp,
 bool vmlx_pi_lids_ok(const struct vmlx_pi *req, u16 lid, u16 sm_lid);
 int vmlx_pi_port_set(const struct vmlx_pi *req, enum ib_port_state cur,
 		     enum ib_port_state *next, struct vmlx_link *link);
-void vmlx_port_raise(struct vmlx_port *port, unsigned int events);
-int vmlx_port_set_lid(struct vmlx_port *port, u16 lid, u8 lmc, u16 sm_lid);
-int vmlx_port_set_state(struct vmlx_port *port, u8 state);
 
 /* vmlx_pma.c */
 int vmlx_pma(struct vmlx_dev *vdev, u32 port_num, const struct ib_mad *in,
