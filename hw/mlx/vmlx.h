@@ -1,14 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * vmlx: a software InfiniBand HCA.  Private structures of the driver.
+ * vmlx: a software InfiniBand HCA.  The driver's structures and limits:
+ * the HCA, its ports, the verbs objects, QPs and the state of their
+ * transport, and the prototypes of the files that work on them.
  *
  * Who does what (one file per responsibility):
- *   vmlx_main.c     module parameters, creation and teardown of the HCAs
- *   vmlx_verbs.c    the ops table, device and port queries
- *   vmlx_fabric.c   links and cabling, fault knobs, port state and
- *                   counters, putting packets on a link
+ *   vmlx.h          this header
+ *   vmlx_queue.h    rings: struct vmlx_queue, its inlines, receive queues
+ *   vmlx_pkt.h      packets: struct vmlx_pkt in skb->cb and its accessors
+ *   vmlx_sma.h      management: the SMAs and PMAs of the HCA ports and of
+ *                   the switch, PortInfo, traps
  *   vmlx_fabric.h   the cable ends and the switch, for vmlx_fabric.c,
  *                   vmlx_switch*.c and vmlx_trap.c
+ *   vmlx_hdr.h      the wire format: headers, opcodes, PSNs, CRCs
+ *   vmlx_main.c     module parameters, creation and teardown of the HCAs
+ *   vmlx_verbs.c    the ops table, device and port queries
+ *   vmlx_opcode.c   the opcode table, parsing a packet's headers
+ *   vmlx_crc.c      ICRC and VCRC
+ *   vmlx_fabric.c   links and cabling, fault knobs, port state and
+ *                   counters, putting packets on a link
  *   vmlx_switch.c   the emulated switch: reset state, forwarding by the
  *                   LFT and MFT
  *   vmlx_switch_sma.c the emulated switch's SMA and its directed-route
@@ -19,6 +29,7 @@
  *   vmlx_sma.c      the HCA's SMA (process_mad for subnet management)
  *   vmlx_pma.c      the HCA's PMA (process_mad for performance management)
  *                   and the PMA encoding the switch's PMA shares
+ *   vmlx_trap.c     traps, and the packets of the MADs the fabric sends
  *   vmlx_recv.c     a packet arriving at a port: checks, QP lookup,
  *                   multicast fan-out
  *   vmlx_mcast.c    multicast groups (attach/detach)
@@ -57,12 +68,11 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
-#include <rdma/ib_mad.h>
-#include <rdma/ib_smi.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
 #include "vmlx_hdr.h"
+#include "vmlx_queue.h"
 
 #define VMLX_MAX_HCAS	16
 #define VMLX_MAX_PORTS	2
@@ -244,50 +254,6 @@ struct vmlx_link {
 	u16	qkey_violations;
 };
 
-/**
- * struct vmlx_pi - PortInfo in host order, between the wire and a port
- * @mkey: M_Key
- * @gid_prefix: GidPrefix
- * @lid: LID
- * @sm_lid: MasterSMLID
- * @cap_mask: CapabilityMask
- * @mkey_lease: M_KeyLeasePeriod
- * @local_port: LocalPortNum
- * @state: PortState (0 means no change in a Set)
- * @phys_state: PortPhysicalState (0 means no change in a Set)
- * @mkey_protect: M_KeyProtectBits
- * @lmc: LMC
- * @sm_sl: MasterSMSL
- * @client_rereg: ClientReregister
- * @mcast_trap_supp: MulticastPKeyTrapSuppressionEnabled
- * @subnet_timeout: SubnetTimeOut
- * @guid_cap: GUIDCap
- * @link: the link fields
- *
- * The fields that are the same for every vmlx port (supported and active
- * widths and speeds, VLCap, MTUCap...) are not here: vmlx_pi_encode()
- * fills them in.
- */
-struct vmlx_pi {
-	u64		mkey;
-	u64		gid_prefix;
-	u16		lid;
-	u16		sm_lid;
-	u32		cap_mask;
-	u16		mkey_lease;
-	u8		local_port;
-	u8		state;
-	u8		phys_state;
-	u8		mkey_protect;
-	u8		lmc;
-	u8		sm_sl;
-	bool		client_rereg;
-	u8		mcast_trap_supp;
-	u8		subnet_timeout;
-	u8		guid_cap;
-	struct vmlx_link link;
-};
-
 /* PMA counters of a port that a PMA Set can clear (vmlx_pma.c). */
 enum vmlx_pma_counter {
 	VMLX_PMA_XMIT_DATA,
@@ -303,22 +269,6 @@ enum vmlx_pma_counter {
 	VMLX_PMA_LINK_DOWNED,
 	VMLX_PMA_RELAY_ERRORS,
 	VMLX_PMA_NUM
-};
-
-/**
- * struct vmlx_pma_set - the counters of one port, as a PMA sees them
- * @cnt: what the data path counts
- * @base: values a PMA Set cleared to, by enum vmlx_pma_counter
- * @lock: the lock that protects @base
- *
- * An HCA port's set is its cnt, pma_base and lock; a switch port's its
- * vmlx_fport.cnt and pma_base under the switch's lock.
- */
-struct vmlx_pma_set {
-	struct vmlx_port_counters	*cnt;
-	u64				*base;
-	/* protects *base: port->lock or the switch's lock */
-	spinlock_t			*lock;
 };
 
 /**
@@ -406,12 +356,6 @@ void vmlx_fabric_uncable(struct vmlx_port *port);
 void vmlx_fabric_exit(void);
 void vmlx_fabric_static_lids(void);
 int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb);
-
-/* vmlx_trap.c */
-struct ib_mad_notice_attr *vmlx_trap_init(struct ib_smp *smp, u64 tid,
-					  u8 type, __be16 producer, u16 trap_num,
-					  u16 issuer_lid);
-void vmlx_port_trap_local_changes(struct vmlx_port *port);
 int vmlx_port_set_link(struct vmlx_port *port, bool up);
 void vmlx_port_event(struct vmlx_port *port, enum ib_event_type type);
 void vmlx_port_link_request(struct vmlx_port *port, u8 phys_req,
@@ -419,63 +363,6 @@ void vmlx_port_link_request(struct vmlx_port *port, u8 phys_req,
 void vmlx_fabric_flush(void);
 struct seq_file;
 void vmlx_fabric_show(struct seq_file *m);
-
-/* vmlx_sma.c */
-
-/* The result of a Set the SMA applied to an HCA port: events to raise. */
-#define VMLX_EV_PORT_ERR	BIT(0)
-#define VMLX_EV_LID_CHANGE	BIT(1)
-#define VMLX_EV_PKEY_CHANGE	BIT(2)
-#define VMLX_EV_GID_CHANGE	BIT(3)
-#define VMLX_EV_SM_CHANGE	BIT(4)
-#define VMLX_EV_CLIENT_REREG	BIT(5)
-#define VMLX_EV_PORT_ACTIVE	BIT(6)
-
-int vmlx_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
-		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
-		     const struct ib_mad *in, struct ib_mad *out,
-		     size_t *out_mad_size, u16 *out_mad_pkey_index);
-int vmlx_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
-		     struct ib_port_modify *props);
-void vmlx_port_sma_init(struct vmlx_port *port);
-void vmlx_port_raise(struct vmlx_port *port, unsigned int events);
-int vmlx_port_set_lid(struct vmlx_port *port, u16 lid, u8 lmc, u16 sm_lid);
-int vmlx_port_set_state(struct vmlx_port *port, u8 state);
-
-/* vmlx_port_info.c */
-void vmlx_link_init(struct vmlx_link *link);
-int vmlx_port_state_next(enum ib_port_state cur, u8 req,
-			 enum ib_port_state *next);
-int vmlx_link_set(const struct vmlx_pi *req, struct vmlx_link *link);
-void vmlx_pi_encode(const struct vmlx_pi *pi, u8 *data);
-void vmlx_pi_decode(const u8 *data, struct vmlx_pi *pi);
-int vmlx_smp_reply(struct ib_smp *smp, u16 status);
-int vmlx_pi_reply(struct ib_smp *smp, struct vmlx_pi *pi, bool hide_mkey,
-		  u16 status);
-u16 vmlx_smp_get_only_status(const struct ib_smp *smp);
-void vmlx_node_info_fill(struct ib_node_info *ni, u8 node_type, u8 num_ports,
-			 u16 partition_cap, u16 device_id, u8 local_port);
-bool vmlx_smp_mkey_ok(u64 mkey, u8 mkey_protect, const struct ib_smp *smp,
-		      bool *hide);
-bool vmlx_pi_lids_ok(const struct vmlx_pi *req, u16 lid, u16 sm_lid);
-int vmlx_pi_port_set(const struct vmlx_pi *req, enum ib_port_state cur,
-		     enum ib_port_state *next, struct vmlx_link *link);
-
-/* vmlx_pma.c */
-int vmlx_pma(struct vmlx_dev *vdev, u32 port_num, const struct ib_mad *in,
-	     struct ib_mad *out);
-int vmlx_pma_answer(const struct ib_mad *in, struct ib_mad *out,
-		    bool (*find)(void *ctx, u8 sel, struct vmlx_pma_set *set),
-		    void *ctx);
-u64 vmlx_pma_read(const struct vmlx_pma_set *set, enum vmlx_pma_counter c);
-
-/* vmlx_switch_sma.c: directed-route rules at a switch (IBA 14.2.2) */
-int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in, u8 num_ports);
-int vmlx_dr_switch_reply(struct ib_smp *smp, u8 num_ports);
-
-/* vmlx_recv.c */
-int vmlx_pkt_describe(struct vmlx_port *port, struct sk_buff *skb);
-void vmlx_rcv(struct vmlx_port *port, struct sk_buff *skb);
 
 /* vmlx_mcast.c */
 int vmlx_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
@@ -583,48 +470,11 @@ struct vmlx_mmap {
 struct vmlx_mmap *vmlx_mmap_add(struct vmlx_dev *vdev, void *buf,
 				size_t size, struct mminfo *mi);
 void vmlx_mmap_remove(struct vmlx_mmap *m);
-void vmlx_mmap_put(struct vmlx_mmap *m);
 int vmlx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 
 /* ------------------------------------------------------------------ */
-/* Rings (vmlx_queue.c)                                                */
+/* Contexts, PDs, AHs, MRs (vmlx_ucontext.c, vmlx_pd.c, vmlx_mr.c)     */
 /* ------------------------------------------------------------------ */
-
-/**
- * struct vmlx_queue - a ring in the layout of struct rxe_queue_buf
- * @buf: the header and the slots; zeroed vmalloc() pages so that a user
- *	queue can be mapped into its process
- * @buf_size: bytes of @buf
- * @log2_elem_size: log2 of the slot size
- * @mask: slots - 1
- * @index: the kernel's own index: the producer index of a queue the HCA
- *	fills (CQ), the consumer index of a queue the HCA drains (SQ, RQ,
- *	SRQ).  The copy in @buf is only ever written from it.
- * @peer_index: the index of the other end when that end is in the
- *	kernel too: the producer index of kernel posters to a SQ, RQ or
- *	SRQ, the consumer index of a kernel CQ's poller (under the owner's
- *	lock)
- * @mmap: for a ring of a user object, its mmap entry, which owns @buf;
- *	the other end's index is then written by the process, and is only
- *	ever read with acquire and masked
- *
- * The shared indexes follow the soft-RoCE protocol: stored masked, read
- * with acquire, written with release; a full ring has one free slot.
- */
-struct vmlx_queue {
-	struct rxe_queue_buf	*buf;
-	size_t			buf_size;
-	u32			log2_elem_size;
-	u32			mask;
-	u32			index;
-	u32			peer_index;
-	struct vmlx_mmap	*mmap;
-};
-
-int vmlx_queue_init(struct vmlx_queue *q, u32 *num_elem, size_t elem_size,
-		    gfp_t gfp);
-int vmlx_queue_share(struct vmlx_queue *q, struct vmlx_dev *vdev,
-		     struct mminfo *mi);
 
 /*
  * What the rings and other memory of an object are allocated with: the
@@ -637,118 +487,6 @@ static inline gfp_t vmlx_gfp(const struct ib_udata *udata)
 {
 	return udata ? GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL : GFP_KERNEL;
 }
-
-static inline bool vmlx_queue_is_user(const struct vmlx_queue *q)
-{
-	return q->mmap;
-}
-
-void vmlx_queue_cleanup(struct vmlx_queue *q);
-
-static inline void *vmlx_queue_slot(const struct vmlx_queue *q, u32 index)
-{
-	return q->buf->data + ((size_t)(index & q->mask) << q->log2_elem_size);
-}
-
-static inline size_t vmlx_queue_elem_size(const struct vmlx_queue *q)
-{
-	return (size_t)1 << q->log2_elem_size;
-}
-
-/* The HCA drains the queue: posters produce, the HCA consumes. */
-static inline u32 vmlx_queue_producer(const struct vmlx_queue *q)
-{
-	/* pairs with the producer's release: the slots are written */
-	return smp_load_acquire(&q->buf->producer_index) & q->mask;
-}
-
-static inline bool vmlx_queue_empty(const struct vmlx_queue *q)
-{
-	return vmlx_queue_producer(q) == q->index;
-}
-
-static inline void vmlx_queue_consume(struct vmlx_queue *q)
-{
-	q->index = (q->index + 1) & q->mask;
-	/* the slot is read before the producer may reuse it */
-	smp_store_release(&q->buf->consumer_index, q->index);
-}
-
-/* Consume everything posted so far, unread (a QP going to RESET). */
-static inline void vmlx_queue_consume_all(struct vmlx_queue *q)
-{
-	q->index = vmlx_queue_producer(q);
-	/* the consumer's side of the protocol, as in vmlx_queue_consume() */
-	smp_store_release(&q->buf->consumer_index, q->index);
-}
-
-/* Kernel posters to a queue the HCA drains; under the owner's lock. */
-static inline bool vmlx_queue_post_full(const struct vmlx_queue *q)
-{
-	/* pairs with the consumer's release: the slot is free to reuse */
-	u32 cons = smp_load_acquire(&q->buf->consumer_index) & q->mask;
-
-	return ((q->peer_index + 1) & q->mask) == cons;
-}
-
-static inline void *vmlx_queue_post_slot(const struct vmlx_queue *q)
-{
-	return vmlx_queue_slot(q, q->peer_index);
-}
-
-static inline void vmlx_queue_post_commit(struct vmlx_queue *q)
-{
-	q->peer_index = (q->peer_index + 1) & q->mask;
-	/* the slot's contents are visible before the index moves */
-	smp_store_release(&q->buf->producer_index, q->peer_index);
-}
-
-/* The HCA fills the queue (CQ): the HCA produces. */
-static inline bool vmlx_queue_fill_full(const struct vmlx_queue *q)
-{
-	/* pairs with the consumer's release: the slot is free to reuse */
-	u32 cons = smp_load_acquire(&q->buf->consumer_index) & q->mask;
-
-	return ((q->index + 1) & q->mask) == cons;
-}
-
-static inline void vmlx_queue_fill_commit(struct vmlx_queue *q)
-{
-	q->index = (q->index + 1) & q->mask;
-	/* the entry's contents are visible before the index moves */
-	smp_store_release(&q->buf->producer_index, q->index);
-}
-
-/**
- * struct vmlx_rq - a receive queue, of a QP or of an SRQ
- * @q: the ring of struct rxe_recv_wqe
- * @lock: see below
- * @max_wr: its capacity
- * @max_sge: scatter entries per WQE
- */
-struct vmlx_rq {
-	struct vmlx_queue	q;
-	/* protects q.peer_index (kernel posters) and q.index (consumers) */
-	spinlock_t		lock;
-	u32			max_wr;
-	u32			max_sge;
-};
-
-int vmlx_rq_init(struct vmlx_rq *rq, u32 *max_wr, u32 *max_sge, gfp_t gfp);
-void vmlx_rq_cleanup(struct vmlx_rq *rq);
-int vmlx_rq_post(struct vmlx_rq *rq, const struct ib_recv_wr *wr,
-		 const struct ib_recv_wr **bad_wr);
-bool vmlx_rq_pop(struct vmlx_rq *rq, struct rxe_recv_wqe *wqe);
-u32 vmlx_rq_count(struct vmlx_rq *rq);
-
-static inline size_t vmlx_recv_wqe_size(u32 max_sge)
-{
-	return sizeof(struct rxe_recv_wqe) + max_sge * sizeof(struct rxe_sge);
-}
-
-/* ------------------------------------------------------------------ */
-/* PDs, AHs, MRs (vmlx_pd.c, vmlx_mr.c)                                */
-/* ------------------------------------------------------------------ */
 
 /**
  * struct vmlx_ucontext - a user process's context on the HCA
@@ -797,7 +535,6 @@ struct vmlx_av {
 };
 
 void vmlx_av_from_attr(struct vmlx_av *av, const struct rdma_ah_attr *attr);
-void vmlx_av_to_attr(const struct vmlx_av *av, struct rdma_ah_attr *attr);
 
 /**
  * struct vmlx_ah_entry - what vmlx_dev.ahs holds for an AH
@@ -1008,75 +745,6 @@ int vmlx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int vmlx_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
 bool vmlx_srq_pop(struct vmlx_srq *srq, struct rxe_recv_wqe *wqe);
-
-/* ------------------------------------------------------------------ */
-/* Packets (vmlx_pkt.c)                                                */
-/* ------------------------------------------------------------------ */
-
-/**
- * struct vmlx_pkt - what is known about a packet, kept in skb->cb
- * @port: the port it arrived on (receive) or leaves from (send)
- * @op: its opcode's description
- * @bth: offset of the BTH in skb->data
- * @payload: offset of the payload
- * @paylen: payload bytes, pad excluded
- * @slid: LRH:SLID
- * @dlid: LRH:DLID
- * @sl: LRH:SL
- * @opcode: BTH:OpCode
- * @global: whether a GRH follows the LRH
- * @psn: BTH:PSN
- * @qpn: BTH:DestQP
- *
- * skb->data holds the whole packet, LRH through VCRC.
- */
-struct vmlx_pkt {
-	struct vmlx_port		*port;
-	const struct vmlx_opcode_info	*op;
-	u16				bth;
-	u16				payload;
-	u16				paylen;
-	u16				slid;
-	u16				dlid;
-	u8				sl;
-	u8				opcode;
-	bool				global;
-	u32				psn;
-	u32				qpn;
-};
-
-static inline struct vmlx_pkt *vmlx_pkt(struct sk_buff *skb)
-{
-	BUILD_BUG_ON(sizeof(struct vmlx_pkt) > sizeof(skb->cb));
-	return (struct vmlx_pkt *)skb->cb;
-}
-
-static inline struct vmlx_bth *vmlx_pkt_bth(struct sk_buff *skb)
-{
-	return (struct vmlx_bth *)(skb->data + vmlx_pkt(skb)->bth);
-}
-
-static inline struct vmlx_grh *vmlx_pkt_grh(struct sk_buff *skb)
-{
-	return (struct vmlx_grh *)(skb->data + VMLX_LRH_BYTES);
-}
-
-/* An extension header the packet's opcode carries. */
-static inline void *vmlx_pkt_eth(struct sk_buff *skb, enum vmlx_eth eth)
-{
-	struct vmlx_pkt *pkt = vmlx_pkt(skb);
-
-	return skb->data + pkt->bth + pkt->op->eth_off[eth];
-}
-
-static inline void *vmlx_pkt_payload(struct sk_buff *skb)
-{
-	return skb->data + vmlx_pkt(skb)->payload;
-}
-
-struct sk_buff *vmlx_pkt_alloc(struct vmlx_qp *qp, const struct vmlx_av *av,
-			       u32 dqpn, u8 opcode, u32 psn, u32 paylen);
-int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb);
 
 /* ------------------------------------------------------------------ */
 /* QPs (vmlx_qp.c) and the transport                                   */

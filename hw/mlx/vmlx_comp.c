@@ -20,6 +20,7 @@
 #include <linux/skbuff.h>
 
 #include "vmlx.h"
+#include "vmlx_pkt.h"
 
 /* rnr_retry of 7 means: retry without limit (IBA 9.7.5.2.8). */
 #define VMLX_RNR_RETRY_INFINITE	7

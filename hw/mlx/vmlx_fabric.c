@@ -52,6 +52,8 @@
 #include <linux/slab.h>
 
 #include "vmlx_fabric.h"
+#include "vmlx_pkt.h"
+#include "vmlx_sma.h"
 
 /**
  * struct vmlx_fabric - all there is of the fabric

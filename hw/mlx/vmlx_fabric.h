@@ -154,26 +154,6 @@ struct vmlx_switch {
 	struct vmlx_fport	ports[VMLX_SW_MAX_PORTS + 1];
 };
 
-/**
- * struct vmlx_mad_addr - the addressing of a MAD packet the fabric sends
- * @slid: source LID; 0 becomes the permissive LID
- * @dlid: destination LID (the permissive LID for directed route)
- * @vl: the VL: %VMLX_VL_SMI for SMPs, 0 for GMPs
- * @pkey: BTH P_Key
- * @dest_qpn: BTH DestQP: 0 for SMPs, the requester's QP for a response
- * @src_qpn: DETH SrcQP: 0 for SMPs, 1 for GMPs
- * @qkey: DETH Q_Key: 0 for SMPs, %IB_QP1_QKEY for GMPs
- */
-struct vmlx_mad_addr {
-	u16	slid;
-	u16	dlid;
-	u8	vl;
-	u16	pkey;
-	u32	dest_qpn;
-	u32	src_qpn;
-	u32	qkey;
-};
-
 /* The packet in @skb, LRH first, is for a multicast LID. */
 static inline bool vmlx_skb_mcast(const struct sk_buff *skb)
 {
@@ -198,18 +178,5 @@ void vmlx_switch_send(struct vmlx_fport *out, struct sk_buff *skb);
 void vmlx_switch_unicast(struct vmlx_fport *in, u16 dlid,
 			 struct sk_buff *skb);
 u8 vmlx_switch_lft(struct vmlx_switch *sw, u16 dlid);
-
-/* vmlx_switch_sma.c */
-void vmlx_switch_smi(struct vmlx_fport *in, struct sk_buff *skb);
-int vmlx_switch_sma(struct vmlx_switch *sw, u8 in, struct ib_smp *smp);
-void vmlx_switch_trap_link(struct vmlx_switch *sw);
-
-/* vmlx_switch_pma.c */
-int vmlx_switch_pma(struct vmlx_switch *sw, const struct ib_mad *in,
-		    struct ib_mad *out);
-void vmlx_switch_gsi(struct vmlx_fport *in, struct sk_buff *skb);
-
-/* vmlx_trap.c */
-struct sk_buff *vmlx_mad_skb(const void *mad, const struct vmlx_mad_addr *a);
 
 #endif /* VMLX_FABRIC_H */

@@ -618,7 +618,7 @@ static inline int vmlx_psn_compare(u32 a, u32 b)
 }
 
 /* ------------------------------------------------------------------ */
-/* Opcodes, IBA 9.2.1 table 38                                         */
+/* Opcodes, IBA 9.2.1 table 38 (vmlx_opcode.c)                         */
 /* ------------------------------------------------------------------ */
 
 #define VMLX_OPC_SERVICE_MASK	0xe0	/* OpCode[7:5], transport service */

@@ -16,6 +16,7 @@
 #include <linux/string.h>
 
 #include "vmlx.h"
+#include "vmlx_sma.h"
 
 MODULE_AUTHOR("The ibstack developers");
 MODULE_DESCRIPTION("Software InfiniBand HCA");

@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 
 #include "vmlx.h"
+#include "vmlx_pkt.h"
 
 /* BTH:DestQP of every multicast packet: the multicast QP number. */
 #define VMLX_MCAST_QPN		0xffffff

@@ -50,7 +50,7 @@ static void vmlx_mmap_free(struct kref *ref)
  * vmlx_mmap_put() - drop a reference to an entry
  * @m: the entry; the last reference frees it and its buffer
  */
-void vmlx_mmap_put(struct vmlx_mmap *m)
+static void vmlx_mmap_put(struct vmlx_mmap *m)
 {
 	kref_put(&m->ref, vmlx_mmap_free);
 }

@@ -60,7 +60,8 @@ void vmlx_av_from_attr(struct vmlx_av *av, const struct rdma_ah_attr *attr)
  * @av: the address vector
  * @attr: filled in completely
  */
-void vmlx_av_to_attr(const struct vmlx_av *av, struct rdma_ah_attr *attr)
+static void vmlx_av_to_attr(const struct vmlx_av *av,
+			    struct rdma_ah_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->type = RDMA_AH_ATTR_TYPE_IB;

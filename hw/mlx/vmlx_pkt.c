@@ -9,6 +9,7 @@
 #include <linux/skbuff.h>
 
 #include "vmlx.h"
+#include "vmlx_pkt.h"
 
 /* The SLID a port puts on its packets: its LID plus the path bits. */
 static u16 vmlx_port_slid(struct vmlx_port *port, u8 src_path_bits)

@@ -20,6 +20,7 @@
 #include <rdma/ib_pma.h>
 
 #include "vmlx.h"
+#include "vmlx_sma.h"
 
 #define VMLX_PMA_RESP_TIME	18
 
@@ -78,7 +79,8 @@ static u64 vmlx_pma_raw(const struct vmlx_port_counters *cnt,
  * Context: any; takes @set->lock.
  * Return: the counter since the last PMA Set that cleared it.
  */
-u64 vmlx_pma_read(const struct vmlx_pma_set *set, enum vmlx_pma_counter c)
+static u64 vmlx_pma_read(const struct vmlx_pma_set *set,
+			 enum vmlx_pma_counter c)
 {
 	unsigned long flags;
 	u64 raw, base;

@@ -18,6 +18,7 @@
 #include <linux/string.h>
 
 #include "vmlx.h"
+#include "vmlx_sma.h"
 
 /* Byte 60 on: CapabilityMask2 and the extended speeds, past ib_port_info */
 #define VMLX_PI_OFF_CAP_MASK2	60

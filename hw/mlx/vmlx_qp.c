@@ -26,6 +26,7 @@
 #include <linux/vmalloc.h>
 
 #include "vmlx.h"
+#include "vmlx_pkt.h"
 
 /* Packets the work item handles before it gives the CPU to others. */
 #define VMLX_QP_WORK_BUDGET	256

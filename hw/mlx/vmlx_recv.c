@@ -16,6 +16,7 @@
  * is judged by either the old or the new value.
  */
 #include "vmlx.h"
+#include "vmlx_pkt.h"
 
 #define VMLX_VL_SMI		15
 #define VMLX_PKEY_BASE		0x7fff

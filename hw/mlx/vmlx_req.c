@@ -13,6 +13,7 @@
 #include <linux/skbuff.h>
 
 #include "vmlx.h"
+#include "vmlx_pkt.h"
 
 /* Packets sent per call, so that one QP does not hog its worker. */
 #define VMLX_REQ_BUDGET		32

@@ -62,6 +62,7 @@
 #include <linux/string.h>
 
 #include "vmlx.h"
+#include "vmlx_pkt.h"
 
 /* P_Key membership bit (IBA 10.9.1.2): 1 = full member. */
 #define VMLX_PKEY_FULL		0x8000

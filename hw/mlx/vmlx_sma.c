@@ -25,9 +25,19 @@
 #include <linux/string.h>
 
 #include "vmlx.h"
+#include "vmlx_sma.h"
 
 #define VMLX_PKEYS_PER_BLOCK	32
 #define VMLX_GUIDS_PER_BLOCK	8
+
+/* The result of a Set the SMA applied to an HCA port: events to raise. */
+#define VMLX_EV_PORT_ERR	BIT(0)
+#define VMLX_EV_LID_CHANGE	BIT(1)
+#define VMLX_EV_PKEY_CHANGE	BIT(2)
+#define VMLX_EV_GID_CHANGE	BIT(3)
+#define VMLX_EV_SM_CHANGE	BIT(4)
+#define VMLX_EV_CLIENT_REREG	BIT(5)
+#define VMLX_EV_PORT_ACTIVE	BIT(6)
 
 /* ------------------------------------------------------------------ */
 /* HCA ports                                                           */
@@ -57,7 +67,7 @@ void vmlx_port_sma_init(struct vmlx_port *port)
  *
  * Context: any; not under port->lock.
  */
-void vmlx_port_raise(struct vmlx_port *port, unsigned int events)
+static void vmlx_port_raise(struct vmlx_port *port, unsigned int events)
 {
 	static const struct {
 		unsigned int bit;

@@ -29,6 +29,7 @@
 #include <linux/string.h>
 
 #include "vmlx_fabric.h"
+#include "vmlx_sma.h"
 
 #define VMLX_SW_LIFE_TIME	0x12
 

@@ -32,6 +32,7 @@
 #include <rdma/ib_mad.h>
 
 #include "vmlx_fabric.h"
+#include "vmlx_sma.h"
 
 #define VMLX_PKEY_BASE		0x7fff
 #define VMLX_PKEY_FULL		0x8000

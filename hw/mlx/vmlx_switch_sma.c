@@ -36,6 +36,7 @@
 #include <asm/unaligned.h>
 
 #include "vmlx_fabric.h"
+#include "vmlx_sma.h"
 
 #define VMLX_SW_NODE_DESC	"vmlx switch"
 #define VMLX_SW_PORT0_CAP	(IB_PORT_SYS_IMAGE_GUID_SUP | \

@@ -21,6 +21,7 @@
 #include <asm/unaligned.h>
 
 #include "vmlx_fabric.h"
+#include "vmlx_sma.h"
 
 #define VMLX_TRAP_LOCAL_CHANGES		144
 

@@ -16,6 +16,7 @@
 #include <linux/sysfs.h>
 
 #include "vmlx.h"
+#include "vmlx_sma.h"
 
 static int vmlx_query_device(struct ib_device *ibdev,
 			     struct ib_device_attr *attr,

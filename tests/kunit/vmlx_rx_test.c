@@ -38,6 +38,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 
+#include "../../hw/mlx/vmlx_pkt.h"
 #include "vmlx_test.h"
 
 /* Both ends start their PSNs here: READ streams wrap past 0xffffff. */

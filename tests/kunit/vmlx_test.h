@@ -9,6 +9,7 @@
 #define VMLX_TEST_H
 
 #include "../../hw/mlx/vmlx_fabric.h"
+#include "../../hw/mlx/vmlx_sma.h"
 
 /* A port back as it was at boot: no LID, no SM, INIT, default tables. */
 static inline void vmlx_test_port_reset(struct vmlx_port *port)

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * vmlx packets as the driver handles them: an skb holding the whole
+ * packet, LRH through VCRC, with what is known about it in skb->cb
+ * (struct vmlx_pkt) and the accessors to its headers and payload; the
+ * building and sending of a QP's packets (vmlx_pkt.c) and the arrival of
+ * one at a port (vmlx_recv.c).  The wire format itself is vmlx_hdr.h.
+ *
+ * Locking: none.  A packet is handled by one context at a time: its
+ * sender's until vmlx_rcv() queues it for the QP it is for, then that
+ * QP's work item.  The copies of a multicast packet are clones, which
+ * share the data: nobody changes a packet once it has left its port.
+ */
+#ifndef VMLX_PKT_H
+#define VMLX_PKT_H
+
+#include <linux/build_bug.h>
+#include <linux/skbuff.h>
+
+#include "vmlx_hdr.h"
+
+struct vmlx_av;
+struct vmlx_port;
+struct vmlx_qp;
+
+/**
+ * struct vmlx_pkt - what is known about a packet, kept in skb->cb
+ * @port: the port it arrived on (receive) or leaves from (send)
+ * @op: its opcode's description
+ * @bth: offset of the BTH in skb->data
+ * @payload: offset of the payload
+ * @paylen: payload bytes, pad excluded
+ * @slid: LRH:SLID
+ * @dlid: LRH:DLID
+ * @sl: LRH:SL
+ * @opcode: BTH:OpCode
+ * @global: whether a GRH follows the LRH
+ * @psn: BTH:PSN
+ * @qpn: BTH:DestQP
+ *
+ * skb->data holds the whole packet, LRH through VCRC.
+ */
+struct vmlx_pkt {
+	struct vmlx_port		*port;
+	const struct vmlx_opcode_info	*op;
+	u16				bth;
+	u16				payload;
+	u16				paylen;
+	u16				slid;
+	u16				dlid;
+	u8				sl;
+	u8				opcode;
+	bool				global;
+	u32				psn;
+	u32				qpn;
+};
+
+static inline struct vmlx_pkt *vmlx_pkt(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct vmlx_pkt) > sizeof(skb->cb));
+	return (struct vmlx_pkt *)skb->cb;
+}
+
+static inline struct vmlx_bth *vmlx_pkt_bth(struct sk_buff *skb)
+{
+	return (struct vmlx_bth *)(skb->data + vmlx_pkt(skb)->bth);
+}
+
+static inline struct vmlx_grh *vmlx_pkt_grh(struct sk_buff *skb)
+{
+	return (struct vmlx_grh *)(skb->data + VMLX_LRH_BYTES);
+}
+
+/* An extension header the packet's opcode carries. */
+static inline void *vmlx_pkt_eth(struct sk_buff *skb, enum vmlx_eth eth)
+{
+	struct vmlx_pkt *pkt = vmlx_pkt(skb);
+
+	return skb->data + pkt->bth + pkt->op->eth_off[eth];
+}
+
+static inline void *vmlx_pkt_payload(struct sk_buff *skb)
+{
+	return skb->data + vmlx_pkt(skb)->payload;
+}
+
+/* vmlx_pkt.c */
+struct sk_buff *vmlx_pkt_alloc(struct vmlx_qp *qp, const struct vmlx_av *av,
+			       u32 dqpn, u8 opcode, u32 psn, u32 paylen);
+int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb);
+
+/* vmlx_recv.c */
+int vmlx_pkt_describe(struct vmlx_port *port, struct sk_buff *skb);
+void vmlx_rcv(struct vmlx_port *port, struct sk_buff *skb);
+
+#endif /* VMLX_PKT_H */
