@@ -360,7 +360,6 @@ int vmlx_port_set_link(struct vmlx_port *port, bool up);
 void vmlx_port_event(struct vmlx_port *port, enum ib_event_type type);
 void vmlx_port_link_request(struct vmlx_port *port, u8 phys_req,
 			    bool retrain);
-void vmlx_fabric_flush(void);
 struct seq_file;
 void vmlx_fabric_show(struct seq_file *m);
 
@@ -991,9 +990,6 @@ int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int vmlx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
-enum ib_wc_status vmlx_user_wqe_check(enum ib_qp_type type,
-				      const struct vmlx_sq *sq,
-				      struct rxe_send_wqe *wqe);
 
 struct vmlx_qp *vmlx_qp_get(struct vmlx_port *port, u32 qpn);
 void vmlx_qp_put(struct vmlx_qp *qp);
@@ -1004,6 +1000,13 @@ void vmlx_qp_event(struct vmlx_qp *qp, enum ib_event_type type);
 bool vmlx_sq_fetch(struct vmlx_qp *qp);
 bool vmlx_qp_from_peer(struct vmlx_qp *qp, struct sk_buff *skb);
 u16 vmlx_qp_pkey(struct vmlx_qp *qp);
+
+/* Static without KUnit, for the suites (see tests/kunit/Kbuild). */
+#if IS_ENABLED(CONFIG_KUNIT) || defined(VMLX_KUNIT_SUITE)
+enum ib_wc_status vmlx_user_wqe_check(enum ib_qp_type type,
+				      const struct vmlx_sq *sq,
+				      struct rxe_send_wqe *wqe);
+#endif
 
 /* vmlx_req.c: returns true if it did anything */
 bool vmlx_req_run(struct vmlx_qp *qp);

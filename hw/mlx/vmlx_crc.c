@@ -30,9 +30,11 @@
  */
 #include <linux/crc32.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include <asm/unaligned.h>
+#include <kunit/visibility.h>
 
 #include "vmlx_hdr.h"
 
@@ -93,7 +95,7 @@ static const u16 vmlx_vcrc_table[256] = {
  * Return: the ICRC, to be sent least significant byte first
  * (put_unaligned_le32()).
  */
-u32 vmlx_icrc(const void *pkt, unsigned int len)
+VISIBLE_IF_KUNIT u32 vmlx_icrc(const void *pkt, unsigned int len)
 {
 	u8 hdr[VMLX_ICRC_HDR_BYTES] = {};
 	struct vmlx_lrh *lrh = (struct vmlx_lrh *)hdr;
@@ -123,6 +125,7 @@ u32 vmlx_icrc(const void *pkt, unsigned int len)
 	crc = crc32_le(crc, pkt + n, len - n);
 	return ~crc;
 }
+EXPORT_SYMBOL_IF_KUNIT(vmlx_icrc);
 
 /**
  * vmlx_vcrc() - compute the Variant CRC of a packet
@@ -133,7 +136,7 @@ u32 vmlx_icrc(const void *pkt, unsigned int len)
  * Return: the VCRC, to be sent least significant byte first
  * (put_unaligned_le16()).
  */
-u16 vmlx_vcrc(const void *pkt, unsigned int len)
+VISIBLE_IF_KUNIT u16 vmlx_vcrc(const void *pkt, unsigned int len)
 {
 	const u8 *p = pkt;
 	u16 crc = 0xffff;
@@ -142,6 +145,7 @@ u16 vmlx_vcrc(const void *pkt, unsigned int len)
 		crc = (crc >> 8) ^ vmlx_vcrc_table[(crc ^ *p++) & 0xff];
 	return ~crc;
 }
+EXPORT_SYMBOL_IF_KUNIT(vmlx_vcrc);
 
 /* The least a packet can be, LRH through ICRC, without its payload. */
 static unsigned int vmlx_pkt_min_len(u8 lnh)

@@ -45,11 +45,13 @@
  * to the core once port->lock is dropped (the core re-reads the port
  * through query_port).
  */
+#include <linux/export.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "vmlx_fabric.h"
 #include "vmlx_pkt.h"
@@ -339,8 +341,11 @@ void vmlx_port_link_request(struct vmlx_port *port, u8 phys_req,
 	rcu_read_unlock();
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Only the KUnit suites look into the fabric from outside. */
+
 /**
- * vmlx_fabric_switch() - the emulated switch, for tests and debugging
+ * vmlx_fabric_switch() - the emulated switch
  *
  * Return: the switch, NULL back to back or while there is no fabric.
  */
@@ -348,6 +353,7 @@ struct vmlx_switch *vmlx_fabric_switch(void)
 {
 	return READ_ONCE(vmlx_fabric.sw);
 }
+EXPORT_SYMBOL_IF_KUNIT(vmlx_fabric_switch);
 
 /**
  * vmlx_fabric_flush() - wait for the link operations asked for so far
@@ -358,6 +364,8 @@ void vmlx_fabric_flush(void)
 {
 	flush_work(&vmlx_fabric_work);
 }
+EXPORT_SYMBOL_IF_KUNIT(vmlx_fabric_flush);
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Building and tearing down the fabric                                */

@@ -167,7 +167,6 @@ void vmlx_count_packet(struct vmlx_port_counters *cnt, bool rcv,
 		       unsigned int len, bool mcast);
 bool vmlx_fport_deliver(struct vmlx_fport *end, struct sk_buff *skb);
 void vmlx_fport_request(struct vmlx_fport *end, unsigned int op);
-struct vmlx_switch *vmlx_fabric_switch(void);
 
 /* vmlx_switch.c */
 void vmlx_switch_init(struct vmlx_switch *sw, unsigned int num_ports,
@@ -178,5 +177,12 @@ void vmlx_switch_send(struct vmlx_fport *out, struct sk_buff *skb);
 void vmlx_switch_unicast(struct vmlx_fport *in, u16 dlid,
 			 struct sk_buff *skb);
 u8 vmlx_switch_lft(struct vmlx_switch *sw, u16 dlid);
+
+/* For the KUnit suites alone (see tests/kunit/Kbuild). */
+#if IS_ENABLED(CONFIG_KUNIT) || defined(VMLX_KUNIT_SUITE)
+/* vmlx_fabric.c */
+struct vmlx_switch *vmlx_fabric_switch(void);
+void vmlx_fabric_flush(void);
+#endif
 
 #endif /* VMLX_FABRIC_H */

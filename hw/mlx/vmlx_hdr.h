@@ -749,9 +749,13 @@ int vmlx_pkt_parse(const void *pkt, unsigned int len,
 /* CRCs, IBA 7.8 (vmlx_crc.c)                                          */
 /* ------------------------------------------------------------------ */
 
-u32 vmlx_icrc(const void *pkt, unsigned int len);
-u16 vmlx_vcrc(const void *pkt, unsigned int len);
 int vmlx_pkt_finalize(void *pkt, unsigned int len);
 bool vmlx_pkt_check(const void *pkt, unsigned int len);
+
+/* Static without KUnit, for the suites (see tests/kunit/Kbuild). */
+#if IS_ENABLED(CONFIG_KUNIT) || defined(VMLX_KUNIT_SUITE)
+u32 vmlx_icrc(const void *pkt, unsigned int len);
+u16 vmlx_vcrc(const void *pkt, unsigned int len);
+#endif
 
 #endif /* VMLX_HDR_H */

@@ -90,7 +90,12 @@ struct sk_buff *vmlx_pkt_alloc(struct vmlx_qp *qp, const struct vmlx_av *av,
 int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb);
 
 /* vmlx_recv.c */
-int vmlx_pkt_describe(struct vmlx_port *port, struct sk_buff *skb);
 void vmlx_rcv(struct vmlx_port *port, struct sk_buff *skb);
+
+/* Static without KUnit, for the suites (see tests/kunit/Kbuild). */
+#if IS_ENABLED(CONFIG_KUNIT) || defined(VMLX_KUNIT_SUITE)
+/* vmlx_recv.c */
+int vmlx_pkt_describe(struct vmlx_port *port, struct sk_buff *skb);
+#endif
 
 #endif /* VMLX_PKT_H */

@@ -15,7 +15,9 @@
  * given; the callers hold the lock of what those come from (port->lock
  * of an HCA port, the switch's lock) and apply the results under it.
  */
+#include <linux/export.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 
 #include "vmlx.h"
 #include "vmlx_sma.h"
@@ -168,7 +170,7 @@ int vmlx_link_set(const struct vmlx_pi *req, struct vmlx_link *link)
  * and speeds, VLCap, MTUCap, VL arbitration caps, RespTimeValue) come from
  * the VMLX_PI_* constants; ClientReregister always reads 0.
  */
-void vmlx_pi_encode(const struct vmlx_pi *pi, u8 *data)
+VISIBLE_IF_KUNIT void vmlx_pi_encode(const struct vmlx_pi *pi, u8 *data)
 {
 	struct ib_port_info *w = (struct ib_port_info *)data;
 	const struct vmlx_link *l = &pi->link;
@@ -211,6 +213,7 @@ void vmlx_pi_encode(const struct vmlx_pi *pi, u8 *data)
 				      VMLX_PI_SPEED_EXT_SUPPORTED;
 	data[VMLX_PI_OFF_SPEED_EXT_EN] = l->speed_ext_enabled & 0x1f;
 }
+EXPORT_SYMBOL_IF_KUNIT(vmlx_pi_encode);
 
 /**
  * vmlx_pi_decode() - the fields of a PortInfo from the wire

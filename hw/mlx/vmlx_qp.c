@@ -21,9 +21,11 @@
  * and waits for the others before anything is freed.  (Not RCU: the core
  * frees the QP, without a grace period, as soon as destroy returns.)
  */
+#include <linux/export.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <kunit/visibility.h>
 
 #include "vmlx.h"
 #include "vmlx_pkt.h"
@@ -234,6 +236,120 @@ static void vmlx_sq_retire(struct vmlx_qp *qp, struct rxe_send_wqe *wqe)
 	if (report)
 		vmlx_cq_post(qp->scq, &wc, false);
 }
+
+/* The send flags a user WQE may carry. */
+#define VMLX_USER_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
+				 IB_SEND_SOLICITED | IB_SEND_INLINE)
+
+/* Opcodes of user WQEs, by QP type: never the kernel-only ones. */
+static bool vmlx_user_opcode_ok(enum ib_qp_type type, u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_LOCAL_INV:
+		return type == IB_QPT_RC || type == IB_QPT_UC;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IB_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+/**
+ * vmlx_user_wqe_check() - check a send WQE a user process wrote
+ * @type: the QP's type
+ * @sq: the QP's send queue
+ * @wqe: the WQE, already copied out of the ring into the shadow; fixed
+ *	up in place
+ *
+ * Only the fields the process is meant to write are believed: the work
+ * request, the SGE list or inline bytes and, for inline data, the total
+ * length.  Everything else the transport uses is set here: the iova of
+ * RDMA and atomic requests, the flags it may act on, and the length,
+ * recomputed from the SGEs.
+ *
+ * Context: any; touches nothing but @wqe.
+ * Return: IB_WC_SUCCESS, or the status the WQE completes with:
+ * IB_WC_LOC_QP_OP_ERR for an opcode the QP cannot carry or too many
+ * SGEs, IB_WC_LOC_LEN_ERR for too much inline data or a message too big.
+ */
+VISIBLE_IF_KUNIT enum ib_wc_status
+vmlx_user_wqe_check(enum ib_qp_type type, const struct vmlx_sq *sq,
+		    struct rxe_send_wqe *wqe)
+{
+	struct rxe_send_wr *w = &wqe->wr;
+	u32 opcode = w->opcode;
+	u64 length = 0;
+	u32 i;
+
+	/* the transport's own fields, whatever the ring said */
+	wqe->state = VMLX_WQE_POSTED;
+	wqe->status = IB_WC_SUCCESS;
+	wqe->mask = 0;
+	wqe->first_psn = 0;
+	wqe->last_psn = 0;
+	wqe->ack_length = 0;
+	wqe->has_rd_atomic = 0;
+	wqe->iova = 0;
+	wqe->dma.resid = 0;
+	wqe->dma.cur_sge = 0;
+	wqe->dma.sge_offset = 0;
+	w->send_flags &= VMLX_USER_SEND_FLAGS;
+
+	if (!vmlx_user_opcode_ok(type, opcode))
+		return IB_WC_LOC_QP_OP_ERR;
+
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->iova = w->wr.rdma.remote_addr;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->iova = w->wr.atomic.remote_addr;
+		break;
+	default:
+		break;
+	}
+
+	if (w->send_flags & IB_SEND_INLINE &&
+	    (opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+	     opcode == IB_WR_RDMA_WRITE ||
+	     opcode == IB_WR_RDMA_WRITE_WITH_IMM)) {
+		/* the bytes are in the slot: only their count is told */
+		if (wqe->dma.length > sq->max_inline)
+			return IB_WC_LOC_LEN_ERR;
+		wqe->dma.num_sge = 0;
+		length = wqe->dma.length;
+	} else {
+		w->send_flags &= ~IB_SEND_INLINE;
+		if (wqe->dma.num_sge > sq->max_sge)
+			return IB_WC_LOC_QP_OP_ERR;
+		for (i = 0; i < wqe->dma.num_sge; i++)
+			length += wqe->dma.sge[i].length;
+	}
+	if (opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		/* the original value lands in the first 8 bytes */
+		if (wqe->dma.num_sge != 1 || wqe->dma.sge[0].length < 8)
+			return IB_WC_LOC_QP_OP_ERR;
+		length = 8;
+	}
+	if (length > VMLX_MAX_MSG_SIZE)
+		return IB_WC_LOC_LEN_ERR;
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
+	return IB_WC_SUCCESS;
+}
+EXPORT_SYMBOL_IF_KUNIT(vmlx_user_wqe_check);
 
 /**
  * vmlx_sq_fetch() - copy the next posted send WQE to the shadow queue
@@ -1032,119 +1148,6 @@ static int vmlx_wr_to_wqe(struct vmlx_qp *qp, const struct ib_send_wr *wr,
 	wqe->dma.length = length;
 	wqe->dma.resid = length;
 	return 0;
-}
-
-/* The send flags a user WQE may carry. */
-#define VMLX_USER_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
-				 IB_SEND_SOLICITED | IB_SEND_INLINE)
-
-/* Opcodes of user WQEs, by QP type: never the kernel-only ones. */
-static bool vmlx_user_opcode_ok(enum ib_qp_type type, u32 opcode)
-{
-	switch (opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-		return true;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_LOCAL_INV:
-		return type == IB_QPT_RC || type == IB_QPT_UC;
-	case IB_WR_SEND_WITH_INV:
-	case IB_WR_RDMA_READ:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return type == IB_QPT_RC;
-	default:
-		return false;
-	}
-}
-
-/**
- * vmlx_user_wqe_check() - check a send WQE a user process wrote
- * @type: the QP's type
- * @sq: the QP's send queue
- * @wqe: the WQE, already copied out of the ring into the shadow; fixed
- *	up in place
- *
- * Only the fields the process is meant to write are believed: the work
- * request, the SGE list or inline bytes and, for inline data, the total
- * length.  Everything else the transport uses is set here: the iova of
- * RDMA and atomic requests, the flags it may act on, and the length,
- * recomputed from the SGEs.
- *
- * Context: any; touches nothing but @wqe.
- * Return: IB_WC_SUCCESS, or the status the WQE completes with:
- * IB_WC_LOC_QP_OP_ERR for an opcode the QP cannot carry or too many
- * SGEs, IB_WC_LOC_LEN_ERR for too much inline data or a message too big.
- */
-enum ib_wc_status vmlx_user_wqe_check(enum ib_qp_type type,
-				      const struct vmlx_sq *sq,
-				      struct rxe_send_wqe *wqe)
-{
-	struct rxe_send_wr *w = &wqe->wr;
-	u32 opcode = w->opcode;
-	u64 length = 0;
-	u32 i;
-
-	/* the transport's own fields, whatever the ring said */
-	wqe->state = VMLX_WQE_POSTED;
-	wqe->status = IB_WC_SUCCESS;
-	wqe->mask = 0;
-	wqe->first_psn = 0;
-	wqe->last_psn = 0;
-	wqe->ack_length = 0;
-	wqe->has_rd_atomic = 0;
-	wqe->iova = 0;
-	wqe->dma.resid = 0;
-	wqe->dma.cur_sge = 0;
-	wqe->dma.sge_offset = 0;
-	w->send_flags &= VMLX_USER_SEND_FLAGS;
-
-	if (!vmlx_user_opcode_ok(type, opcode))
-		return IB_WC_LOC_QP_OP_ERR;
-
-	switch (opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_RDMA_READ:
-		wqe->iova = w->wr.rdma.remote_addr;
-		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		wqe->iova = w->wr.atomic.remote_addr;
-		break;
-	default:
-		break;
-	}
-
-	if (w->send_flags & IB_SEND_INLINE &&
-	    (opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
-	     opcode == IB_WR_RDMA_WRITE ||
-	     opcode == IB_WR_RDMA_WRITE_WITH_IMM)) {
-		/* the bytes are in the slot: only their count is told */
-		if (wqe->dma.length > sq->max_inline)
-			return IB_WC_LOC_LEN_ERR;
-		wqe->dma.num_sge = 0;
-		length = wqe->dma.length;
-	} else {
-		w->send_flags &= ~IB_SEND_INLINE;
-		if (wqe->dma.num_sge > sq->max_sge)
-			return IB_WC_LOC_QP_OP_ERR;
-		for (i = 0; i < wqe->dma.num_sge; i++)
-			length += wqe->dma.sge[i].length;
-	}
-	if (opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
-		/* the original value lands in the first 8 bytes */
-		if (wqe->dma.num_sge != 1 || wqe->dma.sge[0].length < 8)
-			return IB_WC_LOC_QP_OP_ERR;
-		length = 8;
-	}
-	if (length > VMLX_MAX_MSG_SIZE)
-		return IB_WC_LOC_LEN_ERR;
-	wqe->dma.length = length;
-	wqe->dma.resid = length;
-	return IB_WC_SUCCESS;
 }
 
 /**

@@ -15,6 +15,9 @@
  * here with READ_ONCE(); a packet that races with a LID or state change
  * is judged by either the old or the new value.
  */
+#include <linux/export.h>
+#include <kunit/visibility.h>
+
 #include "vmlx.h"
 #include "vmlx_pkt.h"
 
@@ -68,7 +71,8 @@ static bool vmlx_is_mcast_lid(u16 lid)
  *
  * Return: 0, or -EINVAL for a packet that is malformed or damaged.
  */
-int vmlx_pkt_describe(struct vmlx_port *port, struct sk_buff *skb)
+VISIBLE_IF_KUNIT int vmlx_pkt_describe(struct vmlx_port *port,
+				       struct sk_buff *skb)
 {
 	struct vmlx_pkt_layout layout;
 	const struct vmlx_lrh *lrh;
@@ -98,6 +102,7 @@ int vmlx_pkt_describe(struct vmlx_port *port, struct sk_buff *skb)
 	pkt->qpn = vmlx_bth_qpn(bth);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(vmlx_pkt_describe);
 
 /**
  * vmlx_rcv() - a packet arrives at an HCA port

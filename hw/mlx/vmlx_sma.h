@@ -122,7 +122,6 @@ void vmlx_link_init(struct vmlx_link *link);
 int vmlx_port_state_next(enum ib_port_state cur, u8 req,
 			 enum ib_port_state *next);
 int vmlx_link_set(const struct vmlx_pi *req, struct vmlx_link *link);
-void vmlx_pi_encode(const struct vmlx_pi *pi, u8 *data);
 void vmlx_pi_decode(const u8 *data, struct vmlx_pi *pi);
 int vmlx_smp_reply(struct ib_smp *smp, u16 status);
 int vmlx_pi_reply(struct ib_smp *smp, struct vmlx_pi *pi, bool hide_mkey,
@@ -144,10 +143,7 @@ int vmlx_pma_answer(const struct ib_mad *in, struct ib_mad *out,
 		    void *ctx);
 
 /* vmlx_switch_sma.c */
-int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in, u8 num_ports);
-int vmlx_dr_switch_reply(struct ib_smp *smp, u8 num_ports);
 void vmlx_switch_smi(struct vmlx_fport *in, struct sk_buff *skb);
-int vmlx_switch_sma(struct vmlx_switch *sw, u8 in, struct ib_smp *smp);
 void vmlx_switch_trap_link(struct vmlx_switch *sw);
 
 /* vmlx_switch_pma.c */
@@ -161,5 +157,16 @@ struct ib_mad_notice_attr *vmlx_trap_init(struct ib_smp *smp, u64 tid,
 					  u16 issuer_lid);
 void vmlx_port_trap_local_changes(struct vmlx_port *port);
 struct sk_buff *vmlx_mad_skb(const void *mad, const struct vmlx_mad_addr *a);
+
+/* Static without KUnit, for the suites (see tests/kunit/Kbuild). */
+#if IS_ENABLED(CONFIG_KUNIT) || defined(VMLX_KUNIT_SUITE)
+/* vmlx_port_info.c */
+void vmlx_pi_encode(const struct vmlx_pi *pi, u8 *data);
+
+/* vmlx_switch_sma.c: directed-route rules at a switch (IBA 14.2.2) */
+int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in, u8 num_ports);
+int vmlx_dr_switch_reply(struct ib_smp *smp, u8 num_ports);
+int vmlx_switch_sma(struct vmlx_switch *sw, u8 in, struct ib_smp *smp);
+#endif
 
 #endif /* VMLX_SMA_H */

@@ -31,9 +31,11 @@
  * rcu_read_lock(): the SMA takes only the switch's spinlock and allocates
  * atomically; link operations go to the fabric's work item.
  */
+#include <linux/export.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
 #include <asm/unaligned.h>
+#include <kunit/visibility.h>
 
 #include "vmlx_fabric.h"
 #include "vmlx_sma.h"
@@ -84,7 +86,8 @@
  * count 0 or over 63, hop pointer out of place, a LID-routed part, an
  * egress port the switch does not have.
  */
-int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in, u8 num_ports)
+VISIBLE_IF_KUNIT int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in,
+					 u8 num_ports)
 {
 	u8 hop_cnt = smp->hop_cnt;
 	u8 hop_ptr = smp->hop_ptr;
@@ -114,6 +117,7 @@ int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in, u8 num_ports)
 		return -EINVAL;
 	return out;
 }
+EXPORT_SYMBOL_IF_KUNIT(vmlx_dr_switch_recv);
 
 /**
  * vmlx_dr_switch_reply() - where the switch SMA's response goes
@@ -126,7 +130,7 @@ int vmlx_dr_switch_recv(struct ib_smp *smp, u8 in, u8 num_ports)
  *
  * Return: the egress port, or -EINVAL if the SMP is not such a response.
  */
-int vmlx_dr_switch_reply(struct ib_smp *smp, u8 num_ports)
+VISIBLE_IF_KUNIT int vmlx_dr_switch_reply(struct ib_smp *smp, u8 num_ports)
 {
 	u8 out;
 
@@ -140,6 +144,7 @@ int vmlx_dr_switch_reply(struct ib_smp *smp, u8 num_ports)
 		return -EINVAL;
 	return out;
 }
+EXPORT_SYMBOL_IF_KUNIT(vmlx_dr_switch_reply);
 
 /* ------------------------------------------------------------------ */
 /* Attributes                                                          */
@@ -430,7 +435,8 @@ static bool vmlx_sw_mkey_ok(struct vmlx_switch *sw, const struct ib_smp *smp,
  * response to send back, another IB_MAD_RESULT_* value if there is none
  * (a response, a TrapRepress, an M_Key violation).
  */
-int vmlx_switch_sma(struct vmlx_switch *sw, u8 in, struct ib_smp *smp)
+VISIBLE_IF_KUNIT int vmlx_switch_sma(struct vmlx_switch *sw, u8 in,
+				     struct ib_smp *smp)
 {
 	struct ib_smp req;
 	bool hide;
@@ -470,6 +476,7 @@ int vmlx_switch_sma(struct vmlx_switch *sw, u8 in, struct ib_smp *smp)
 				IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(vmlx_switch_sma);
 
 /* ------------------------------------------------------------------ */
 /* The switch's subnet management interface                            */

@@ -16,7 +16,7 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
-#include "../../hw/mlx/vmlx.h"
+#include "vmlx.h"
 
 #define VMR_REMOTE	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE)
 

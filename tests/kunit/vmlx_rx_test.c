@@ -38,7 +38,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 
-#include "../../hw/mlx/vmlx_pkt.h"
+#include "vmlx_pkt.h"
 #include "vmlx_test.h"
 
 /* Both ends start their PSNs here: READ streams wrap past 0xffffff. */
@@ -1011,3 +1011,6 @@ static struct kunit_suite vmlx_rx_suite = {
 };
 
 kunit_test_suites(&vmlx_rx_suite);
+
+/* what the driver exports for the suites alone (VISIBLE_IF_KUNIT) */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -1466,3 +1466,6 @@ static struct kunit_suite vmlx_sma_suite = {
 };
 
 kunit_test_suites(&vmlx_sma_suite);
+
+/* what the driver exports for the suites alone (VISIBLE_IF_KUNIT) */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

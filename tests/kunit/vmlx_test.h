@@ -8,8 +8,8 @@
 #ifndef VMLX_TEST_H
 #define VMLX_TEST_H
 
-#include "../../hw/mlx/vmlx_fabric.h"
-#include "../../hw/mlx/vmlx_sma.h"
+#include "vmlx_fabric.h"
+#include "vmlx_sma.h"
 
 /* A port back as it was at boot: no LID, no SM, INIT, default tables. */
 static inline void vmlx_test_port_reset(struct vmlx_port *port)

@@ -9,7 +9,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
-#include "../../hw/mlx/vmlx.h"
+#include "vmlx.h"
 
 /* A send queue as vmlx_sq_init() sizes it for 256-byte slots. */
 #define VUT_MAX_SGE	3
@@ -266,3 +266,6 @@ static struct kunit_suite vmlx_user_suite = {
 };
 
 kunit_test_suites(&vmlx_user_suite);
+
+/* what the driver exports for the suites alone (VISIBLE_IF_KUNIT) */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

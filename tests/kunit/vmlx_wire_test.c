@@ -28,7 +28,7 @@
 #include <linux/string.h>
 #include <asm/unaligned.h>
 
-#include "../../hw/mlx/vmlx_hdr.h"
+#include "vmlx_hdr.h"
 
 /*
  * Frame 1 of infiniband.pcap: a directed route SubnGet(SMInfo) on QP0,
@@ -1189,3 +1189,5 @@ kunit_test_suite(vmlx_wire_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the vmlx InfiniBand wire format");
 MODULE_LICENSE("Dual BSD/GPL");
+/* what the driver exports for the suites alone (VISIBLE_IF_KUNIT) */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
