@@ -136,12 +136,12 @@ static int __init vmlx_init(void)
 	int ret;
 
 	if (num_hcas < 1 || num_hcas > VMLX_MAX_HCAS) {
-		pr_err("vmlx: num_hcas=%u is outside 1..%d\n", num_hcas,
+		pr_err("num_hcas=%u is outside 1..%d\n", num_hcas,
 		       VMLX_MAX_HCAS);
 		return -EINVAL;
 	}
 	if (num_ports < 1 || num_ports > VMLX_MAX_PORTS) {
-		pr_err("vmlx: num_ports=%u is outside 1..%d\n", num_ports,
+		pr_err("num_ports=%u is outside 1..%d\n", num_ports,
 		       VMLX_MAX_PORTS);
 		return -EINVAL;
 	}
@@ -174,7 +174,7 @@ static int __init vmlx_init(void)
 	if (static_lids)
 		vmlx_fabric_static_lids();
 
-	pr_info("vmlx: %u software HCAs with %u port(s) each, %s%s\n",
+	pr_info("%u software HCAs with %u port(s) each, %s%s\n",
 		num_hcas, num_ports,
 		back_to_back ? "cabled back to back" : "on one switch",
 		static_lids ? ", static LIDs" : "");
