@@ -63,6 +63,7 @@
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/completion.h>
+#include <linux/dev_printk.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -440,6 +441,18 @@ static inline struct vmlx_port *vmlx_port(struct vmlx_dev *vdev, u32 num)
 
 extern const struct ib_device_ops vmlx_dev_ops;
 extern struct workqueue_struct *vmlx_wq;
+
+/**
+ * vmlx_dbg_refusal() - say why the HCA refuses a verb
+ * @ibdev: the HCA
+ * @fmt: the verb, the rule and the value it refused, with a newline
+ * @...: the arguments of @fmt
+ *
+ * One line of dynamic debug ("module vmlx +p" in dynamic_debug/control),
+ * rate-limited per call site, beside the -EINVAL or -EOPNOTSUPP.
+ */
+#define vmlx_dbg_refusal(ibdev, fmt, ...) \
+	dev_dbg_ratelimited(&(ibdev)->dev, fmt, ##__VA_ARGS__)
 
 /* ------------------------------------------------------------------ */
 /* Rings offered to user processes (vmlx_mmap.c)                       */

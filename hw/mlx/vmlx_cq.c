@@ -31,10 +31,16 @@ int vmlx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 cqe = attr->cqe;
 	int ret;
 
-	if (attr->flags)
+	if (attr->flags) {
+		vmlx_dbg_refusal(ibcq->device, "create_cq: flags 0x%x\n",
+				 attr->flags);
 		return -EOPNOTSUPP;
-	if (cqe < 1 || cqe > VMLX_MAX_CQE)
+	}
+	if (cqe < 1 || cqe > VMLX_MAX_CQE) {
+		vmlx_dbg_refusal(ibcq->device, "create_cq: cqe %u, not 1..%u\n",
+				 cqe, VMLX_MAX_CQE);
 		return -EINVAL;
+	}
 	if (!atomic_add_unless(&vdev->num_cqs, 1, VMLX_MAX_CQ))
 		return -ENOMEM;
 
@@ -48,6 +54,9 @@ int vmlx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		struct rxe_create_cq_resp resp = {};
 
 		if (udata->outlen < sizeof(resp)) {
+			vmlx_dbg_refusal(ibcq->device,
+					 "create_cq: response room %zu below %zu\n",
+					 udata->outlen, sizeof(resp));
 			ret = -EINVAL;
 			goto err_queue;
 		}
@@ -179,8 +188,10 @@ int vmlx_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	int n;
 
 	/* the process polls a user CQ itself, in its own layout */
-	if (vmlx_queue_is_user(q))
+	if (vmlx_queue_is_user(q)) {
+		vmlx_dbg_refusal(ibcq->device, "poll_cq: a user CQ\n");
 		return -EINVAL;
+	}
 
 	spin_lock_irqsave(&cq->lock, flags);
 	for (n = 0; n < num_entries; n++) {

@@ -156,10 +156,23 @@ int vmlx_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	int ret;
 
 	port_num = READ_ONCE(qp->attr.port_num);
-	if (ibqp->qp_type != IB_QPT_UD || gid->raw[0] != 0xff ||
-	    lid < VMLX_LID_MCAST_MIN || lid > VMLX_LID_MCAST_MAX ||
-	    !rdma_is_port_valid(&vdev->ibdev, port_num))
+	if (ibqp->qp_type != IB_QPT_UD) {
+		vmlx_dbg_refusal(ibqp->device, "attach_mcast: QP %u of type %d, not UD\n",
+				 ibqp->qp_num, ibqp->qp_type);
 		return -EINVAL;
+	}
+	if (gid->raw[0] != 0xff || lid < VMLX_LID_MCAST_MIN ||
+	    lid > VMLX_LID_MCAST_MAX) {
+		vmlx_dbg_refusal(ibqp->device,
+				 "attach_mcast: QP %u: MGID %pI6 or MLID 0x%x not multicast\n",
+				 ibqp->qp_num, gid->raw, lid);
+		return -EINVAL;
+	}
+	if (!rdma_is_port_valid(&vdev->ibdev, port_num)) {
+		vmlx_dbg_refusal(ibqp->device, "attach_mcast: QP %u: no port %u\n",
+				 ibqp->qp_num, port_num);
+		return -EINVAL;
+	}
 	port = vmlx_port(vdev, port_num);
 
 	mutex_lock(&vmlx_mcast_mutex);
@@ -253,6 +266,10 @@ int vmlx_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		}
 	}
 	mutex_unlock(&vmlx_mcast_mutex);
+	if (ret)
+		vmlx_dbg_refusal(ibqp->device,
+				 "detach_mcast: QP %u not attached to MGID %pI6 MLID 0x%x\n",
+				 ibqp->qp_num, gid->raw, lid);
 	return ret;
 }
 

@@ -170,14 +170,21 @@ int vmlx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	struct vmlx_mmap *m;
 	int ret;
 
-	if (!(vma->vm_flags & VM_SHARED) || vma->vm_pgoff > VMLX_MMAP_MAX_ID)
+	if (!(vma->vm_flags & VM_SHARED) || vma->vm_pgoff > VMLX_MMAP_MAX_ID) {
+		vmlx_dbg_refusal(&vdev->ibdev,
+				 "mmap: a private mapping or offset %lu > %u pages\n",
+				 vma->vm_pgoff, VMLX_MMAP_MAX_ID);
 		return -EINVAL;
+	}
 
 	/* claim the entry: it is mapped at most once */
 	xa_lock(&vdev->mmaps);
 	m = xa_load(&vdev->mmaps, vma->vm_pgoff);
 	if (!m || m->mapped || m->size != size || m->mm != vma->vm_mm) {
 		xa_unlock(&vdev->mmaps);
+		vmlx_dbg_refusal(&vdev->ibdev,
+				 "mmap: offset %lu: no ring, mapped already, not %lu bytes or another process's\n",
+				 vma->vm_pgoff, size);
 		return -EINVAL;
 	}
 	m->mapped = true;

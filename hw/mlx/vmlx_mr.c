@@ -82,8 +82,10 @@ struct ib_mr *vmlx_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct vmlx_mr *mr;
 
-	if (to_vpd(ibpd)->user)
+	if (to_vpd(ibpd)->user) {
+		vmlx_dbg_refusal(ibpd->device, "get_dma_mr: a user PD\n");
 		return ERR_PTR(-EINVAL);
+	}
 
 	mr = vmlx_mr_new(ibpd, VMLX_MR_DMA);
 	if (IS_ERR(mr))
@@ -104,10 +106,16 @@ struct ib_mr *vmlx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	struct vmlx_mr *mr;
 	u64 *pages;
 
-	if (type != IB_MR_TYPE_MEM_REG || to_vpd(ibpd)->user)
+	if (type != IB_MR_TYPE_MEM_REG || to_vpd(ibpd)->user) {
+		vmlx_dbg_refusal(ibpd->device, "alloc_mr: type %d in a %s PD\n",
+				 type, to_vpd(ibpd)->user ? "user" : "kernel");
 		return ERR_PTR(-EINVAL);
-	if (!max_num_sg || max_num_sg > VMLX_MAX_FAST_REG_PAGES)
+	}
+	if (!max_num_sg || max_num_sg > VMLX_MAX_FAST_REG_PAGES) {
+		vmlx_dbg_refusal(ibpd->device, "alloc_mr: max_num_sg %u, not 1..%u\n",
+				 max_num_sg, VMLX_MAX_FAST_REG_PAGES);
 		return ERR_PTR(-EINVAL);
+	}
 
 	pages = kcalloc(max_num_sg, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
@@ -150,18 +158,31 @@ struct ib_mr *vmlx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct ib_umem *umem;
 	struct vmlx_mr *mr;
 
-	if (!to_vpd(ibpd)->user)
+	if (!to_vpd(ibpd)->user) {
+		vmlx_dbg_refusal(ibpd->device, "reg_user_mr: a kernel PD\n");
 		return ERR_PTR(-EINVAL);
+	}
 	access &= ~IB_ACCESS_OPTIONAL;
-	if (access & ~VMLX_USER_MR_ACCESS)
+	if (access & ~VMLX_USER_MR_ACCESS) {
+		vmlx_dbg_refusal(ibpd->device, "reg_user_mr: access bits 0x%x not offered\n",
+				 access & ~VMLX_USER_MR_ACCESS);
 		return ERR_PTR(-EOPNOTSUPP);
+	}
 	/* IBA 10.6.3.1: remote write and atomic need local write */
 	if (access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC) &&
-	    !(access & IB_ACCESS_LOCAL_WRITE))
+	    !(access & IB_ACCESS_LOCAL_WRITE)) {
+		vmlx_dbg_refusal(ibpd->device,
+				 "reg_user_mr: access 0x%x: remote write or atomic without local write\n",
+				 access);
 		return ERR_PTR(-EINVAL);
+	}
 	if (!length || length > VMLX_MAX_MR_SIZE ||
-	    virt_addr + length < virt_addr || start + length < start)
+	    virt_addr + length < virt_addr || start + length < start) {
+		vmlx_dbg_refusal(ibpd->device,
+				 "reg_user_mr: %llu bytes at 0x%llx, iova 0x%llx: empty, over %llu or wrapping\n",
+				 length, start, virt_addr, VMLX_MAX_MR_SIZE);
 		return ERR_PTR(-EINVAL);
+	}
 
 	umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(umem))
@@ -201,8 +222,10 @@ int vmlx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	struct vmlx_mr *mr = to_vmr(ibmr);
 	int n;
 
-	if (mr->kind != VMLX_MR_FAST_REG)
+	if (mr->kind != VMLX_MR_FAST_REG) {
+		vmlx_dbg_refusal(ibmr->device, "map_mr_sg: not a fast-registration MR\n");
 		return -EINVAL;
+	}
 	mr->npages = 0;
 	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vmlx_set_page);
 	/* ib_sg_to_pages() put the first byte's address in iova */

@@ -79,21 +79,41 @@ static void vmlx_av_to_attr(const struct vmlx_av *av,
 static int vmlx_check_ah_attr(struct vmlx_dev *vdev,
 			      const struct rdma_ah_attr *attr)
 {
+	struct ib_device *ibdev = &vdev->ibdev;
+
 	if (attr->type != RDMA_AH_ATTR_TYPE_IB &&
-	    attr->type != RDMA_AH_ATTR_TYPE_UNDEFINED)
+	    attr->type != RDMA_AH_ATTR_TYPE_UNDEFINED) {
+		vmlx_dbg_refusal(ibdev, "create_ah: address type %d, not IB\n",
+				 attr->type);
 		return -EINVAL;
-	if (!rdma_is_port_valid(&vdev->ibdev, attr->port_num))
+	}
+	if (!rdma_is_port_valid(ibdev, attr->port_num)) {
+		vmlx_dbg_refusal(ibdev, "create_ah: no port %u\n",
+				 attr->port_num);
 		return -EINVAL;
+	}
 	/* LIDs are 16 bits, SLs 4, path bits at most LMC = 7 */
 	if (attr->dlid > 0xffff || attr->sl > 15 ||
-	    attr->src_path_bits > 0x7f)
+	    attr->src_path_bits > 0x7f) {
+		vmlx_dbg_refusal(ibdev,
+				 "create_ah: DLID 0x%x, SL %u, path bits 0x%x: at most 0xffff, 15, 0x7f\n",
+				 attr->dlid, attr->sl, attr->src_path_bits);
 		return -EINVAL;
-	if (attr->ah_flags & ~IB_AH_GRH)
+	}
+	if (attr->ah_flags & ~IB_AH_GRH) {
+		vmlx_dbg_refusal(ibdev, "create_ah: ah_flags 0x%x\n",
+				 attr->ah_flags);
 		return -EINVAL;
+	}
 	if ((attr->ah_flags & IB_AH_GRH) &&
 	    (attr->grh.sgid_index >= VMLX_GID_TBL_LEN ||
-	     attr->grh.flow_label > 0xfffff))
+	     attr->grh.flow_label > 0xfffff)) {
+		vmlx_dbg_refusal(ibdev,
+				 "create_ah: sgid_index %u, flow label 0x%x: at most %u, 0xfffff\n",
+				 attr->grh.sgid_index, attr->grh.flow_label,
+				 VMLX_GID_TBL_LEN - 1);
 		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -539,10 +539,21 @@ static void vmlx_qp_work(struct work_struct *work)
 /* Creation and destruction                                            */
 /* ------------------------------------------------------------------ */
 
+/* A queue size create_qp asks for, within the HCA's limit or refused. */
+static bool vmlx_qp_cap_ok(struct ib_device *ibdev, const char *name, u32 val,
+			   u32 max)
+{
+	if (val <= max)
+		return true;
+	vmlx_dbg_refusal(ibdev, "create_qp: %s %u > %u\n", name, val, max);
+	return false;
+}
+
 static int vmlx_qp_check_init(struct vmlx_dev *vdev,
 			      struct ib_qp_init_attr *init, bool user)
 {
 	struct ib_qp_cap *cap = &init->cap;
+	struct ib_device *ibdev = &vdev->ibdev;
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
@@ -551,23 +562,43 @@ static int vmlx_qp_check_init(struct vmlx_dev *vdev,
 		break;
 	case IB_QPT_SMI:
 	case IB_QPT_GSI:
-		if (user ||
-		    !rdma_is_port_valid(&vdev->ibdev, init->port_num))
+		if (user) {
+			vmlx_dbg_refusal(ibdev, "create_qp: type %d is the kernel's\n",
+					 init->qp_type);
 			return -EINVAL;
+		}
+		if (!rdma_is_port_valid(ibdev, init->port_num)) {
+			vmlx_dbg_refusal(ibdev, "create_qp: type %d on port %u\n",
+					 init->qp_type, init->port_num);
+			return -EINVAL;
+		}
 		break;
 	default:
+		vmlx_dbg_refusal(ibdev, "create_qp: type %d not supported\n",
+				 init->qp_type);
 		return -EOPNOTSUPP;
 	}
-	if (init->create_flags)
+	if (init->create_flags) {
+		vmlx_dbg_refusal(ibdev, "create_qp: create_flags 0x%x\n",
+				 init->create_flags);
 		return -EOPNOTSUPP;
-	if (!init->send_cq || !init->recv_cq)
+	}
+	if (!init->send_cq || !init->recv_cq) {
+		vmlx_dbg_refusal(ibdev, "create_qp: a CQ is missing\n");
 		return -EINVAL;
-	if (cap->max_send_wr > VMLX_MAX_QP_WR ||
-	    cap->max_send_sge > VMLX_MAX_SGE ||
-	    cap->max_inline_data > VMLX_MAX_INLINE)
+	}
+	if (!vmlx_qp_cap_ok(ibdev, "max_send_wr", cap->max_send_wr,
+			    VMLX_MAX_QP_WR) ||
+	    !vmlx_qp_cap_ok(ibdev, "max_send_sge", cap->max_send_sge,
+			    VMLX_MAX_SGE) ||
+	    !vmlx_qp_cap_ok(ibdev, "max_inline_data", cap->max_inline_data,
+			    VMLX_MAX_INLINE))
 		return -EINVAL;
-	if (!init->srq && (cap->max_recv_wr > VMLX_MAX_QP_WR ||
-			   cap->max_recv_sge > VMLX_MAX_SGE))
+	if (!init->srq &&
+	    (!vmlx_qp_cap_ok(ibdev, "max_recv_wr", cap->max_recv_wr,
+			     VMLX_MAX_QP_WR) ||
+	     !vmlx_qp_cap_ok(ibdev, "max_recv_sge", cap->max_recv_sge,
+			     VMLX_MAX_SGE)))
 		return -EINVAL;
 	return 0;
 }
@@ -667,8 +698,12 @@ static int vmlx_qp_share(struct vmlx_qp *qp, struct ib_udata *udata)
 	struct rxe_create_qp_resp resp = {};
 	int ret;
 
-	if (udata->outlen < sizeof(resp))
+	if (udata->outlen < sizeof(resp)) {
+		vmlx_dbg_refusal(qp->ibqp.device,
+				 "create_qp: response room %zu below %zu\n",
+				 udata->outlen, sizeof(resp));
 		return -EINVAL;
+	}
 	ret = vmlx_queue_share(&qp->sq.q, qp->vdev, &resp.sq_mi);
 	if (ret)
 		return ret;
@@ -824,31 +859,67 @@ static void vmlx_qp_reset(struct vmlx_qp *qp)
 static int vmlx_qp_check_attr(struct vmlx_qp *qp, struct ib_qp_attr *attr,
 			      int mask)
 {
+	struct rdma_ah_attr *ah = &attr->ah_attr;
+	struct ib_device *ibdev = qp->ibqp.device;
+	u32 qpn = qp->ibqp.qp_num;
+	u32 max_recv_wr = qp->srq ? 0 : qp->rq.max_wr;
+
 	if (mask & IB_QP_AV) {
-		if (attr->ah_attr.type != RDMA_AH_ATTR_TYPE_IB)
+		if (ah->type != RDMA_AH_ATTR_TYPE_IB) {
+			vmlx_dbg_refusal(ibdev, "modify_qp: QP %u: address type %d, not IB\n",
+					 qpn, ah->type);
 			return -EINVAL;
-		if (attr->ah_attr.ah_flags & IB_AH_GRH &&
-		    attr->ah_attr.grh.sgid_index >= VMLX_GID_TBL_LEN)
+		}
+		if (ah->ah_flags & IB_AH_GRH &&
+		    ah->grh.sgid_index >= VMLX_GID_TBL_LEN) {
+			vmlx_dbg_refusal(ibdev, "modify_qp: QP %u: sgid_index %u >= %u\n",
+					 qpn, ah->grh.sgid_index,
+					 VMLX_GID_TBL_LEN);
 			return -EINVAL;
-		if (attr->ah_attr.dlid > VMLX_LID_PERMISSIVE)
+		}
+		if (ah->dlid > VMLX_LID_PERMISSIVE) {
+			vmlx_dbg_refusal(ibdev, "modify_qp: QP %u: DLID 0x%x > 0xffff\n",
+					 qpn, ah->dlid);
 			return -EINVAL;
+		}
 	}
-	if (mask & IB_QP_PKEY_INDEX && attr->pkey_index >= VMLX_PKEY_TBL_LEN)
+	if (mask & IB_QP_PKEY_INDEX && attr->pkey_index >= VMLX_PKEY_TBL_LEN) {
+		vmlx_dbg_refusal(ibdev, "modify_qp: QP %u: pkey_index %u >= %u\n",
+				 qpn, attr->pkey_index, VMLX_PKEY_TBL_LEN);
 		return -EINVAL;
+	}
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC &&
-	    attr->max_rd_atomic > VMLX_MAX_RD_ATOMIC)
+	    attr->max_rd_atomic > VMLX_MAX_RD_ATOMIC) {
+		vmlx_dbg_refusal(ibdev, "modify_qp: QP %u: max_rd_atomic %u > %u\n",
+				 qpn, attr->max_rd_atomic, VMLX_MAX_RD_ATOMIC);
 		return -EINVAL;
+	}
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC &&
-	    attr->max_dest_rd_atomic > VMLX_MAX_RD_ATOMIC)
+	    attr->max_dest_rd_atomic > VMLX_MAX_RD_ATOMIC) {
+		vmlx_dbg_refusal(ibdev,
+				 "modify_qp: QP %u: max_dest_rd_atomic %u > %u\n",
+				 qpn, attr->max_dest_rd_atomic,
+				 VMLX_MAX_RD_ATOMIC);
 		return -EINVAL;
+	}
 	if (mask & IB_QP_CAP &&
 	    (attr->cap.max_send_wr > qp->sq.max_wr ||
-	     attr->cap.max_recv_wr > (qp->srq ? 0 : qp->rq.max_wr)))
+	     attr->cap.max_recv_wr > max_recv_wr)) {
+		vmlx_dbg_refusal(ibdev,
+				 "modify_qp: QP %u: max_send_wr/max_recv_wr %u/%u > %u/%u\n",
+				 qpn, attr->cap.max_send_wr,
+				 attr->cap.max_recv_wr, qp->sq.max_wr,
+				 max_recv_wr);
 		return -EINVAL;
+	}
 	/* the core's view of the state can lag when the HCA moved to ERR */
 	if (qp->state == IB_QPS_ERR && mask & IB_QP_STATE &&
-	    attr->qp_state != IB_QPS_ERR && attr->qp_state != IB_QPS_RESET)
+	    attr->qp_state != IB_QPS_ERR && attr->qp_state != IB_QPS_RESET) {
+		vmlx_dbg_refusal(ibdev,
+				 "modify_qp: QP %u: from ERR to state %d, not RESET or ERR\n",
+				 qpn, attr->qp_state);
 		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -1058,15 +1129,24 @@ static bool vmlx_wr_allowed(struct vmlx_qp *qp, enum ib_wr_opcode opcode)
 static int vmlx_wr_to_wqe(struct vmlx_qp *qp, const struct ib_send_wr *wr,
 			  struct rxe_send_wqe *wqe)
 {
+	struct ib_device *ibdev = qp->ibqp.device;
 	struct rxe_send_wr *w = &wqe->wr;
+	u32 qpn = qp->ibqp.qp_num;
 	u64 length = 0;
 	int i;
 
-	if (!vmlx_wr_allowed(qp, wr->opcode) || wr->num_sge < 0)
+	if (!vmlx_wr_allowed(qp, wr->opcode)) {
+		vmlx_dbg_refusal(ibdev, "post_send: QP %u: opcode %d on QP type %d\n",
+				 qpn, wr->opcode, qp->ibqp.qp_type);
 		return -EINVAL;
-	if (!(wr->send_flags & IB_SEND_INLINE) &&
-	    wr->num_sge > qp->sq.max_sge)
+	}
+	if (wr->num_sge < 0 ||
+	    (!(wr->send_flags & IB_SEND_INLINE) &&
+	     wr->num_sge > qp->sq.max_sge)) {
+		vmlx_dbg_refusal(ibdev, "post_send: QP %u: num_sge %d, not 0..%u\n",
+				 qpn, wr->num_sge, qp->sq.max_sge);
 		return -EINVAL;
+	}
 
 	memset(wqe, 0, sizeof(*wqe));
 	w->wr_id = wr->wr_id;
@@ -1103,8 +1183,11 @@ static int vmlx_wr_to_wqe(struct vmlx_qp *qp, const struct ib_send_wr *wr,
 		break;
 	}
 	if (vmlx_qp_is_ud(qp)) {
-		if (!ud_wr(wr)->ah)
+		if (!ud_wr(wr)->ah) {
+			vmlx_dbg_refusal(ibdev, "post_send: QP %u: UD WR without an AH\n",
+					 qpn);
 			return -EINVAL;
+		}
 		w->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 		w->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 		w->wr.ud.pkey_index = ud_wr(wr)->pkey_index;
@@ -1119,8 +1202,11 @@ static int vmlx_wr_to_wqe(struct vmlx_qp *qp, const struct ib_send_wr *wr,
 
 		for (i = 0; i < wr->num_sge; i++)
 			length += wr->sg_list[i].length;
-		if (length > qp->sq.max_inline)
+		if (length > qp->sq.max_inline) {
+			vmlx_dbg_refusal(ibdev, "post_send: QP %u: %llu inline bytes > %u\n",
+					 qpn, length, qp->sq.max_inline);
 			return -EINVAL;
+		}
 		for (i = 0; i < wr->num_sge; i++) {
 			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
 			       wr->sg_list[i].length);
@@ -1139,12 +1225,19 @@ static int vmlx_wr_to_wqe(struct vmlx_qp *qp, const struct ib_send_wr *wr,
 	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	    wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
 		/* the original value lands in the first 8 bytes */
-		if (wr->num_sge != 1 || wr->sg_list[0].length < 8)
+		if (wr->num_sge != 1 || wr->sg_list[0].length < 8) {
+			vmlx_dbg_refusal(ibdev,
+					 "post_send: QP %u: atomic WR needs one SGE of 8 bytes or more\n",
+					 qpn);
 			return -EINVAL;
+		}
 		length = 8;
 	}
-	if (length > VMLX_MAX_MSG_SIZE)
+	if (length > VMLX_MAX_MSG_SIZE) {
+		vmlx_dbg_refusal(ibdev, "post_send: QP %u: message of %llu bytes > %lu\n",
+				 qpn, length, VMLX_MAX_MSG_SIZE);
 		return -EINVAL;
+	}
 	wqe->dma.length = length;
 	wqe->dma.resid = length;
 	return 0;
@@ -1172,11 +1265,16 @@ int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	/* a QP sends from RTS on; in ERR what is posted is flushed */
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_RTR) {
+		vmlx_dbg_refusal(ibqp->device, "post_send: QP %u: state %d, before RTS\n",
+				 ibqp->qp_num, state);
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	if (vmlx_queue_is_user(&qp->sq.q)) {
 		if (wr) {
+			vmlx_dbg_refusal(ibqp->device,
+					 "post_send: QP %u: WRs for a user QP, not its ring\n",
+					 ibqp->qp_num);
 			*bad_wr = wr;
 			return -EINVAL;
 		}
@@ -1219,6 +1317,9 @@ int vmlx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	if (vmlx_queue_is_user(&qp->sq.q)) {
 		if (wr) {
+			vmlx_dbg_refusal(ibqp->device,
+					 "post_recv: QP %u: WRs for a user QP, not its ring\n",
+					 ibqp->qp_num);
 			*bad_wr = wr;
 			return -EINVAL;
 		}
@@ -1229,10 +1330,17 @@ int vmlx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 
 	if (qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
+		vmlx_dbg_refusal(ibqp->device, "post_recv: QP %u: %s\n",
+				 ibqp->qp_num,
+				 qp->srq ? "it has an SRQ" : "in RESET");
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	ret = vmlx_rq_post(&qp->rq, wr, bad_wr);
+	if (ret == -EINVAL)
+		vmlx_dbg_refusal(ibqp->device, "post_recv: QP %u: num_sge %d, not 0..%u\n",
+				 ibqp->qp_num, (*bad_wr)->num_sge,
+				 qp->rq.max_sge);
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		vmlx_qp_kick(qp);
 	return ret;

@@ -582,8 +582,11 @@ int vmlx_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
 
 	if (!rdma_is_port_valid(ibdev, port_num) ||
 	    (mask & ~(IB_PORT_SHUTDOWN | IB_PORT_INIT_TYPE |
-		      IB_PORT_RESET_QKEY_CNTR)))
+		      IB_PORT_RESET_QKEY_CNTR))) {
+		vmlx_dbg_refusal(ibdev, "modify_port: port %u, mask 0x%x\n",
+				 port_num, mask);
 		return -EINVAL;
+	}
 	port = vmlx_port(to_vmlx(ibdev), port_num);
 	spin_lock_irqsave(&port->lock, flags);
 	old = port->cap_mask;

@@ -25,8 +25,12 @@ static int vmlx_srq_share(struct vmlx_srq *srq, struct ib_udata *udata)
 	struct rxe_create_srq_resp resp = {};
 	int ret;
 
-	if (udata->outlen < sizeof(resp))
+	if (udata->outlen < sizeof(resp)) {
+		vmlx_dbg_refusal(&vdev->ibdev,
+				 "create_srq: response room %zu below %zu\n",
+				 udata->outlen, sizeof(resp));
 		return -EINVAL;
+	}
 	ret = xa_alloc(&vdev->srqs, &srq->srq_num, srq,
 		       XA_LIMIT(1, VMLX_MAX_SRQ), GFP_KERNEL);
 	if (ret < 0)
@@ -57,12 +61,26 @@ int vmlx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u32 max_sge = attr->max_sge;
 	int ret;
 
-	if (init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type != IB_SRQT_BASIC) {
+		vmlx_dbg_refusal(ibsrq->device, "create_srq: type %d\n",
+				 init->srq_type);
 		return -EOPNOTSUPP;
-	if (max_wr < 1 || max_wr > VMLX_MAX_QP_WR ||
-	    max_sge < 1 || max_sge > VMLX_MAX_SGE ||
-	    attr->srq_limit > max_wr)
+	}
+	if (max_wr < 1 || max_wr > VMLX_MAX_QP_WR) {
+		vmlx_dbg_refusal(ibsrq->device, "create_srq: max_wr %u, not 1..%u\n",
+				 max_wr, VMLX_MAX_QP_WR);
 		return -EINVAL;
+	}
+	if (max_sge < 1 || max_sge > VMLX_MAX_SGE) {
+		vmlx_dbg_refusal(ibsrq->device, "create_srq: max_sge %u, not 1..%u\n",
+				 max_sge, VMLX_MAX_SGE);
+		return -EINVAL;
+	}
+	if (attr->srq_limit > max_wr) {
+		vmlx_dbg_refusal(ibsrq->device, "create_srq: srq_limit %u > max_wr %u\n",
+				 attr->srq_limit, max_wr);
+		return -EINVAL;
+	}
 	if (!atomic_add_unless(&vdev->num_srqs, 1, VMLX_MAX_SRQ))
 		return -ENOMEM;
 
@@ -101,11 +119,18 @@ int vmlx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	 * the udata would hold struct rxe_modify_srq_cmd, only read when
 	 * resizing.
 	 */
-	if (mask & IB_SRQ_MAX_WR)
+	if (mask & IB_SRQ_MAX_WR) {
+		vmlx_dbg_refusal(ibsrq->device, "modify_srq: resizing to %u WRs\n",
+				 attr->max_wr);
 		return -EOPNOTSUPP;
+	}
 	if (mask & IB_SRQ_LIMIT) {
-		if (attr->srq_limit > srq->rq.max_wr)
+		if (attr->srq_limit > srq->rq.max_wr) {
+			vmlx_dbg_refusal(ibsrq->device,
+					 "modify_srq: srq_limit %u > max_wr %u\n",
+					 attr->srq_limit, srq->rq.max_wr);
 			return -EINVAL;
+		}
 		WRITE_ONCE(srq->limit, attr->srq_limit);
 	}
 	return 0;
@@ -134,7 +159,15 @@ int vmlx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 int vmlx_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
 {
-	return vmlx_rq_post(&to_vsrq(ibsrq)->rq, wr, bad_wr);
+	struct vmlx_srq *srq = to_vsrq(ibsrq);
+	int ret;
+
+	ret = vmlx_rq_post(&srq->rq, wr, bad_wr);
+	if (ret == -EINVAL)
+		vmlx_dbg_refusal(ibsrq->device,
+				 "post_srq_recv: num_sge %d, not 0..%u\n",
+				 (*bad_wr)->num_sge, srq->rq.max_sge);
+	return ret;
 }
 
 /**

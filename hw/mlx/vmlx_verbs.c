@@ -25,8 +25,11 @@ static int vmlx_query_device(struct ib_device *ibdev,
 	/* read first: at registration @attr is ibdev->attrs itself */
 	__be64 sys_image_guid = ibdev->attrs.sys_image_guid;
 
-	if (udata && (udata->inlen || udata->outlen))
+	if (udata && (udata->inlen || udata->outlen)) {
+		vmlx_dbg_refusal(ibdev, "query_device: driver data %zu in, %zu out\n",
+				 udata->inlen, udata->outlen);
 		return -EINVAL;
+	}
 
 	memset(attr, 0, sizeof(*attr));
 	attr->fw_ver = VMLX_FW_VERSION_NUM;
@@ -123,8 +126,11 @@ static int vmlx_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 	struct vmlx_port *port = vmlx_port(to_vmlx(ibdev), port_num);
 	unsigned long flags;
 
-	if (index >= VMLX_PKEY_TBL_LEN)
+	if (index >= VMLX_PKEY_TBL_LEN) {
+		vmlx_dbg_refusal(ibdev, "query_pkey: index %u >= %u\n", index,
+				 VMLX_PKEY_TBL_LEN);
 		return -EINVAL;
+	}
 	spin_lock_irqsave(&port->lock, flags);
 	*pkey = port->pkeys[index];
 	spin_unlock_irqrestore(&port->lock, flags);
@@ -139,8 +145,11 @@ static int vmlx_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 	__be64 guid;
 	u64 prefix;
 
-	if (index < 0 || index >= VMLX_GID_TBL_LEN)
+	if (index < 0 || index >= VMLX_GID_TBL_LEN) {
+		vmlx_dbg_refusal(ibdev, "query_gid: index %d, not 0..%u\n", index,
+				 VMLX_GID_TBL_LEN - 1);
 		return -EINVAL;
+	}
 	spin_lock_irqsave(&port->lock, flags);
 	prefix = port->gid_prefix;
 	guid = port->guids[index];
