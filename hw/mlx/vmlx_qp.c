@@ -814,9 +814,19 @@ int vmlx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	vmlx_qp_put(qp);
 	wait_for_completion(&qp->released);
 
-	/* the work item neither runs long nor re-arms the timers now */
-	vmlx_comp_stop(qp);
-	cancel_work_sync(&qp->work);
+	/*
+	 * One round stops both for good, timers first.  Only the work item
+	 * arms the timers, under qp->lock and only while the QP is not
+	 * dying: a run that began before dying was set ended its locked
+	 * part before we took the lock above, and every later run stops at
+	 * once, arming nothing and with its budget whole, so not re-queueing
+	 * itself either.  So once vmlx_comp_stop() has waited for the
+	 * callbacks, no timer fires again; the work they, packets or that
+	 * earlier run queued meanwhile is then cancelled, or waited for, by
+	 * cancel_work_sync(), and nothing is left to queue it again: packet
+	 * delivery let go of the QP before @released, and vmlx_qp_kick()
+	 * queues nothing for a dying QP.
+	 */
 	vmlx_comp_stop(qp);
 	cancel_work_sync(&qp->work);
 
