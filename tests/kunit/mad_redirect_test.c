@@ -10,7 +10,7 @@
 #include <asm/unaligned.h>
 #include <rdma/ib_mad.h>
 
-#include "../../core/mad_priv.h"
+#include "mad_priv.h"
 
 static void mrd_request(struct ib_mad *in, u8 mgmt_class, u8 method)
 {

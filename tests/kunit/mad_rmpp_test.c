@@ -12,7 +12,7 @@
 #include <kunit/test.h>
 #include <rdma/ib_mad.h>
 
-#include "../../core/mad_priv.h"
+#include "mad_priv.h"
 
 /* seg_count and pad for the SA (56-byte header, 200 bytes a segment) */
 static void rmpp_seg_count_sa(struct kunit *test)

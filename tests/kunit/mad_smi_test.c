@@ -14,7 +14,7 @@
 #include <linux/string.h>
 #include <rdma/ib_smi.h>
 
-#include "../../core/smi.h"
+#include "smi.h"
 
 #define GUARD	0xa5
 

@@ -14,7 +14,7 @@
 #include <linux/completion.h>
 #include <rdma/ib_verbs.h>
 
-#include "../../core/core_priv.h"
+#include "core_priv.h"
 
 #define KVT_PKEYS	4
 #define KVT_GIDS	2
