@@ -310,7 +310,8 @@ static void ib_disable_device(struct ib_device *device)
  * /sys/class/infiniband/<name> and calls the add callback of every
  * registered client.  If a client's add fails, the device is taken down
  * again and the error returned.  A device is registered at most once; after
- * a failure that got past the name check it can only be deallocated.
+ * a failure from device_add() on it can only be deallocated, after an
+ * earlier one (a refused name, say) it may be registered again.
  *
  * Context: process context; may sleep.
  * Return: 0 or a negative errno.
@@ -345,7 +346,7 @@ int ib_register_device(struct ib_device *device, const char *name,
 	device->groups[1] = device->ops->device_group;
 	ret = device_add(&device->dev);
 	if (ret)
-		goto err_release_name;
+		goto err_gone;
 	ret = ib_device_register_sysfs(device);
 	if (ret)
 		goto err_del;
@@ -369,12 +370,12 @@ err_disable:
 	ib_device_unregister_sysfs(device);
 err_del:
 	device_del(&device->dev);
-err_release_name:
-	ib_release_name(device);
+err_gone:
+	/* device_add() was called: the device cannot be added again */
 	WRITE_ONCE(device->reg_state, IB_DEV_GONE);
+	ib_release_name(device);
 err_release_cache:
-	if (device->reg_state == IB_DEV_NEW)
-		ib_cache_release_one(device);
+	ib_cache_release_one(device);
 err_unlock:
 	mutex_unlock(&ib_reg_mutex);
 	return ret;

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * User contexts and the core side of user-owned objects, for the uverbs
- * module: it owns the handles and the per-file bookkeeping, the core owns
- * the allocation of the objects with the driver's private part and their
- * resource tracking, exactly as for kernel objects.
+ * User contexts, for the uverbs module: a process's context on a device,
+ * allocated with the driver's private part, entered in resource tracking
+ * and charged to the process's rdma cgroup.  The uverbs module owns the
+ * handles and the per-file bookkeeping; the user objects of a context are
+ * made and destroyed by the same functions as kernel objects (verbs.c).
+ *
+ * Locking: none here.  The uverbs module serialises the creation and
+ * destruction of the context of a file (its ctx_mutex).
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -31,8 +35,11 @@ struct ib_ucontext *ib_alloc_ucontext(struct ib_device *device,
 	struct ib_ucontext *uctx;
 	int ret;
 
-	if (!device->ops->alloc_ucontext || !device->ops->dealloc_ucontext)
+	if (!device->ops->alloc_ucontext || !device->ops->dealloc_ucontext) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new user context refused: the driver has no user contexts\n");
 		return ERR_PTR(-EOPNOTSUPP);
+	}
 
 	uctx = rdma_zalloc_obj(device, ib_ucontext, GFP_KERNEL);
 	if (!uctx)
@@ -80,53 +87,3 @@ void ib_dealloc_ucontext(struct ib_ucontext *uctx)
 	kfree(uctx);
 }
 EXPORT_SYMBOL(ib_dealloc_ucontext);
-
-/**
- * ib_alloc_pd_user - allocate a protection domain for a user process
- * @uctx: the process's context on the device
- * @uobject: the uverbs object that will hold the PD
- * @udata: the driver data of the user's ALLOC_PD command
- *
- * Unlike kernel PDs, user PDs get no local DMA lkey and no internal MR.
- * The PD is entered in resource tracking, owned by the current process,
- * and freed with ib_dealloc_pd_user().
- *
- * Context: process context; may sleep.
- * Return: the PD or an ERR_PTR().
- */
-struct ib_pd *ib_alloc_pd_user(struct ib_ucontext *uctx,
-			       struct ib_uobject *uobject,
-			       struct ib_udata *udata)
-{
-	struct ib_device *device = uctx->device;
-	struct ib_pd *pd;
-	int ret;
-
-	if (!device->ops->alloc_pd || !device->ops->dealloc_pd)
-		return ERR_PTR(-EOPNOTSUPP);
-
-	pd = rdma_zalloc_obj(device, ib_pd, GFP_KERNEL);
-	if (!pd)
-		return ERR_PTR(-ENOMEM);
-	pd->device = device;
-	pd->uobject = uobject;
-	atomic_set(&pd->usecnt, 0);
-	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
-	rdma_restrack_set_name(&pd->res, NULL);
-
-	ret = device->ops->alloc_pd(pd, udata);
-	if (ret)
-		goto err_free;
-	ret = rdma_restrack_add(device, &pd->res);
-	if (ret)
-		goto err_dealloc;
-	return pd;
-
-err_dealloc:
-	device->ops->dealloc_pd(pd, udata);
-err_free:
-	rdma_restrack_del(device, &pd->res);
-	kfree(pd);
-	return ERR_PTR(ret);
-}
-EXPORT_SYMBOL(ib_alloc_pd_user);

@@ -1,12 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The verbs: creation and destruction of PDs, AHs, CQs, SRQs, QPs and MRs
- * for kernel users, with the checks every driver would otherwise repeat.
+ * The verbs: creation, modification and destruction of PDs, AHs, CQs,
+ * SRQs, QPs and MRs, for kernel users and, through the uverbs module, for
+ * user processes, with the checks every driver would otherwise repeat.
  *
- * Every object counts the objects that use it (usecnt): a PD cannot be
+ * Each object has one create function here, static, that both kinds of
+ * caller go through: a kernel wrapper (__ib_alloc_pd(), __ib_create_cq(),
+ * ib_create_qp_kernel() ...) passes the caller's KBUILD_MODNAME, the name
+ * resource tracking shows, and a user wrapper (ib_alloc_pd_user(),
+ * ib_create_cq_user() ...) passes the uverbs object and the command's
+ * udata, and the object is tracked as the current task's.  What only
+ * users are refused is one "if (udata ...)" in the create function.  Each
+ * object also has one destroy function, which takes the udata of a user's
+ * command or NULL; the kernel's are inline wrappers in ib_verbs.h.  Every
+ * -EINVAL, -EOPNOTSUPP or -EBUSY of a create, modify or destroy check says
+ * why in a rate-limited dynamic-debug message on the device.
+ *
+ * Locking: this file takes no lock of its own but the mutex of a QP,
+ * which serialises the modifies of that QP (see struct ib_qp).  Every
+ * object counts the objects that use it (usecnt, atomic): a PD cannot be
  * freed while an AH, SRQ, QP or MR uses it, a CQ while a QP uses it, an
  * SRQ while a QP uses it.  Freeing one that is in use fails with -EBUSY.
+ * Callers serialise the destruction of an object against its other uses.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/slab.h>
 
@@ -96,6 +114,117 @@ EXPORT_SYMBOL(ib_wc_status_msg);
 /* Protection domains                                                  */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The keys a kernel PD works with: its local_dma_lkey is the device's own
+ * if the device has one, else the lkey of a DMA MR made for the PD; with
+ * IB_PD_UNSAFE_GLOBAL_RKEY that MR also opens all memory to remote access.
+ */
+static int ib_pd_set_kernel_keys(struct ib_pd *pd, const char *caller)
+{
+	struct ib_device *device = pd->device;
+	int mr_access = 0;
+	struct ib_mr *mr;
+
+	if (device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY)
+		pd->local_dma_lkey = device->local_dma_lkey;
+	else
+		mr_access |= IB_ACCESS_LOCAL_WRITE;
+	if (pd->flags & IB_PD_UNSAFE_GLOBAL_RKEY) {
+		pr_warn_once("%s: enabling unsafe global rkey\n", caller);
+		mr_access |= IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
+	}
+	if (!mr_access)
+		return 0;
+
+	if (!device->ops->get_dma_mr || !device->ops->dereg_mr) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new PD refused: %s needs a DMA MR, which the driver cannot make\n",
+				    pd->flags & IB_PD_UNSAFE_GLOBAL_RKEY ?
+				    "the global rkey" : "the local DMA lkey");
+		return -EOPNOTSUPP;
+	}
+	mr = device->ops->get_dma_mr(pd, mr_access);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	mr->device = device;
+	mr->pd = pd;
+	mr->type = IB_MR_TYPE_DMA;
+	mr->uobject = NULL;
+	mr->need_inval = false;
+	pd->internal_mr = mr;
+	if (!(device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY))
+		pd->local_dma_lkey = mr->lkey;
+	if (pd->flags & IB_PD_UNSAFE_GLOBAL_RKEY)
+		pd->unsafe_global_rkey = mr->rkey;
+	return 0;
+}
+
+/* Release the DMA MR of ib_pd_set_kernel_keys(), if there is one. */
+static void ib_pd_put_internal_mr(struct ib_pd *pd)
+{
+	if (!pd->internal_mr)
+		return;
+	WARN_ON(pd->device->ops->dereg_mr(pd->internal_mr, NULL));
+	pd->internal_mr = NULL;
+}
+
+/*
+ * The one way to make a PD: for a kernel caller (@udata NULL, the name
+ * @caller) or for a user process (@uobject, @udata, @caller NULL).
+ */
+static struct ib_pd *alloc_pd(struct ib_device *device, unsigned int flags,
+			      struct ib_uobject *uobject,
+			      struct ib_udata *udata, const char *caller)
+{
+	struct ib_pd *pd;
+	int ret;
+
+	if (!device->ops->alloc_pd || !device->ops->dealloc_pd) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new PD refused: the driver cannot allocate and free PDs\n");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (flags & ~IB_PD_UNSAFE_GLOBAL_RKEY) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new PD refused: flags %#x, only IB_PD_UNSAFE_GLOBAL_RKEY is known\n",
+				    flags);
+		return ERR_PTR(-EINVAL);
+	}
+
+	pd = rdma_zalloc_obj(device, ib_pd, GFP_KERNEL);
+	if (!pd)
+		return ERR_PTR(-ENOMEM);
+	pd->device = device;
+	pd->uobject = uobject;
+	pd->flags = flags;
+	atomic_set(&pd->usecnt, 0);
+	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
+	rdma_restrack_set_name(&pd->res, caller);
+
+	ret = device->ops->alloc_pd(pd, udata);
+	if (ret)
+		goto err_free;
+	/* a user PD has neither a local DMA lkey nor an internal MR */
+	if (!udata) {
+		ret = ib_pd_set_kernel_keys(pd, caller);
+		if (ret)
+			goto err_dealloc;
+	}
+	ret = rdma_restrack_add(device, &pd->res);
+	if (ret)
+		goto err_put_internal_mr;
+	return pd;
+
+err_put_internal_mr:
+	ib_pd_put_internal_mr(pd);
+err_dealloc:
+	device->ops->dealloc_pd(pd, udata);
+err_free:
+	rdma_restrack_del(device, &pd->res);
+	kfree(pd);
+	return ERR_PTR(ret);
+}
+
 /**
  * __ib_alloc_pd - allocate a kernel protection domain
  * @device: the device
@@ -110,73 +239,30 @@ EXPORT_SYMBOL(ib_wc_status_msg);
 struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
 			    const char *caller)
 {
-	int mr_access = 0;
-	struct ib_mr *mr;
-	struct ib_pd *pd;
-	int ret;
-
-	if (!device->ops->alloc_pd)
-		return ERR_PTR(-EOPNOTSUPP);
-	if (flags & ~IB_PD_UNSAFE_GLOBAL_RKEY)
-		return ERR_PTR(-EINVAL);
-
-	pd = rdma_zalloc_obj(device, ib_pd, GFP_KERNEL);
-	if (!pd)
-		return ERR_PTR(-ENOMEM);
-	pd->device = device;
-	pd->flags = flags;
-	atomic_set(&pd->usecnt, 0);
-	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
-	rdma_restrack_set_name(&pd->res, caller);
-
-	ret = device->ops->alloc_pd(pd, NULL);
-	if (ret)
-		goto err_free;
-	ret = rdma_restrack_add(device, &pd->res);
-	if (ret)
-		goto err_dealloc;
-
-	if (device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY)
-		pd->local_dma_lkey = device->local_dma_lkey;
-	else
-		mr_access |= IB_ACCESS_LOCAL_WRITE;
-	if (flags & IB_PD_UNSAFE_GLOBAL_RKEY) {
-		pr_warn_once("%s: enabling unsafe global rkey\n", caller);
-		mr_access |= IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
-	}
-
-	if (mr_access) {
-		ret = -EOPNOTSUPP;
-		if (!device->ops->get_dma_mr)
-			goto err_untrack;
-		mr = device->ops->get_dma_mr(pd, mr_access);
-		if (IS_ERR(mr)) {
-			ret = PTR_ERR(mr);
-			goto err_untrack;
-		}
-		mr->device = device;
-		mr->pd = pd;
-		mr->type = IB_MR_TYPE_DMA;
-		mr->uobject = NULL;
-		mr->need_inval = false;
-		pd->internal_mr = mr;
-		if (!(device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY))
-			pd->local_dma_lkey = mr->lkey;
-		if (flags & IB_PD_UNSAFE_GLOBAL_RKEY)
-			pd->unsafe_global_rkey = mr->rkey;
-	}
-	return pd;
-
-err_untrack:
-	rdma_restrack_del(device, &pd->res);
-err_dealloc:
-	device->ops->dealloc_pd(pd, NULL);
-err_free:
-	rdma_restrack_del(device, &pd->res);
-	kfree(pd);
-	return ERR_PTR(ret);
+	return alloc_pd(device, flags, NULL, NULL, caller);
 }
 EXPORT_SYMBOL(__ib_alloc_pd);
+
+/**
+ * ib_alloc_pd_user - allocate a protection domain for a user process
+ * @uctx: the process's context on the device
+ * @uobject: the uverbs object that will hold the PD
+ * @udata: the driver data of the user's ALLOC_PD command
+ *
+ * Unlike kernel PDs, user PDs get no local DMA lkey and no internal MR.
+ * The PD is entered in resource tracking, owned by the current process,
+ * and freed with ib_dealloc_pd_user().
+ *
+ * Context: process context; may sleep.
+ * Return: the PD or an ERR_PTR().
+ */
+struct ib_pd *ib_alloc_pd_user(struct ib_ucontext *uctx,
+			       struct ib_uobject *uobject,
+			       struct ib_udata *udata)
+{
+	return alloc_pd(uctx->device, 0, uobject, udata, NULL);
+}
+EXPORT_SYMBOL(ib_alloc_pd_user);
 
 /**
  * ib_dealloc_pd_user - free a protection domain
@@ -188,17 +274,17 @@ EXPORT_SYMBOL(__ib_alloc_pd);
 int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata)
 {
 	struct ib_device *device = pd->device;
+	int users = atomic_read(&pd->usecnt);
 	int ret;
 
-	if (atomic_read(&pd->usecnt))
+	if (users) {
+		dev_dbg_ratelimited(&device->dev,
+				    "free of PD %u refused: it still has %d users\n",
+				    pd->res.id, users);
 		return -EBUSY;
-
-	if (pd->internal_mr) {
-		ret = device->ops->dereg_mr(pd->internal_mr, NULL);
-		WARN_ON(ret);
-		pd->internal_mr = NULL;
 	}
 
+	ib_pd_put_internal_mr(pd);
 	ret = device->ops->dealloc_pd(pd, udata);
 	if (ret)
 		return ret;
@@ -212,6 +298,54 @@ EXPORT_SYMBOL(ib_dealloc_pd_user);
 /* Address handles                                                     */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The one way to make an AH: for a kernel caller (@udata NULL) or for a
+ * user process (@uobject, @udata).  AHs are not resource-tracked, so
+ * there is no owner name to record.
+ */
+static struct ib_ah *create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
+			       u32 flags, struct ib_uobject *uobject,
+			       struct ib_udata *udata)
+{
+	struct ib_device *device = pd->device;
+	struct rdma_ah_init_attr init_attr = {
+		.ah_attr = ah_attr,
+		.flags = flags,
+	};
+	struct ib_ah *ah;
+	int ret;
+
+	if (!device->ops->create_ah || !device->ops->destroy_ah) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new AH refused: the driver cannot create and destroy AHs\n");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!rdma_is_port_valid(device, ah_attr->port_num)) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new AH refused: port %u does not exist\n",
+				    ah_attr->port_num);
+		return ERR_PTR(-EINVAL);
+	}
+
+	ah = rdma_zalloc_obj(device, ib_ah,
+			     flags & RDMA_CREATE_AH_SLEEPABLE ?
+			     GFP_KERNEL : GFP_ATOMIC);
+	if (!ah)
+		return ERR_PTR(-ENOMEM);
+	ah->device = device;
+	ah->pd = pd;
+	ah->uobject = uobject;
+	ah->type = ah_attr->type;
+
+	ret = device->ops->create_ah(ah, &init_attr, udata);
+	if (ret) {
+		kfree(ah);
+		return ERR_PTR(ret);
+	}
+	atomic_inc(&pd->usecnt);
+	return ah;
+}
+
 /**
  * rdma_create_ah - create a kernel address handle
  * @pd: the protection domain
@@ -224,37 +358,29 @@ EXPORT_SYMBOL(ib_dealloc_pd_user);
 struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
 			     u32 flags)
 {
-	struct ib_device *device = pd->device;
-	struct rdma_ah_init_attr init_attr = {
-		.ah_attr = ah_attr,
-		.flags = flags,
-	};
-	struct ib_ah *ah;
-	int ret;
-
-	if (!device->ops->create_ah)
-		return ERR_PTR(-EOPNOTSUPP);
-	if (!rdma_is_port_valid(device, ah_attr->port_num))
-		return ERR_PTR(-EINVAL);
-
-	ah = rdma_zalloc_obj(device, ib_ah,
-			     flags & RDMA_CREATE_AH_SLEEPABLE ?
-			     GFP_KERNEL : GFP_ATOMIC);
-	if (!ah)
-		return ERR_PTR(-ENOMEM);
-	ah->device = device;
-	ah->pd = pd;
-	ah->type = ah_attr->type;
-
-	ret = device->ops->create_ah(ah, &init_attr, NULL);
-	if (ret) {
-		kfree(ah);
-		return ERR_PTR(ret);
-	}
-	atomic_inc(&pd->usecnt);
-	return ah;
+	return create_ah(pd, ah_attr, flags, NULL, NULL);
 }
 EXPORT_SYMBOL(rdma_create_ah);
+
+/**
+ * rdma_create_ah_user - create an address handle for a user process
+ * @pd: the protection domain, of the same process
+ * @uobject: the uverbs object that will hold the AH
+ * @ah_attr: the address
+ * @udata: the driver data of the user's CREATE_AH command
+ *
+ * Context: process context; may sleep (the driver is told so).
+ * Return: the AH or an ERR_PTR(); -EINVAL for a port the device does not
+ * have.
+ */
+struct ib_ah *rdma_create_ah_user(struct ib_pd *pd, struct ib_uobject *uobject,
+				  struct rdma_ah_attr *ah_attr,
+				  struct ib_udata *udata)
+{
+	return create_ah(pd, ah_attr, RDMA_CREATE_AH_SLEEPABLE, uobject,
+			 udata);
+}
+EXPORT_SYMBOL(rdma_create_ah_user);
 
 /**
  * rdma_query_ah - the address of an address handle
@@ -298,40 +424,54 @@ EXPORT_SYMBOL(rdma_destroy_ah_user);
 /* Completion queues                                                   */
 /* ------------------------------------------------------------------ */
 
-/**
- * __ib_create_cq - create a completion queue polled by its user
- * @device: the device
- * @comp_handler: called after ib_req_notify_cq() when a completion arrives
- * @event_handler: called for CQ errors
- * @cq_context: argument of both handlers
- * @cq_attr: size and completion vector
- * @caller: name of the owning module
+/*
+ * The one way to make a CQ: for a kernel caller (@udata NULL, the name
+ * @caller) or for a user process (@uobject, @udata, @caller NULL).
  *
- * Use the ib_create_cq() wrapper.
- *
- * Return: the CQ or an ERR_PTR().
+ * As in Linux, the core holds a user's completion vector to the device's
+ * num_comp_vectors (a device without any takes no user CQ) and leaves a
+ * kernel caller's to the driver.
  */
-struct ib_cq *__ib_create_cq(struct ib_device *device,
-			     ib_comp_handler comp_handler,
-			     void (*event_handler)(struct ib_event *, void *),
-			     void *cq_context,
-			     const struct ib_cq_init_attr *cq_attr,
-			     const char *caller)
+static struct ib_cq *create_cq(struct ib_device *device,
+			       const struct ib_cq_init_attr *cq_attr,
+			       ib_comp_handler comp_handler,
+			       void (*event_handler)(struct ib_event *, void *),
+			       void *cq_context, struct ib_uobject *uobject,
+			       struct ib_udata *udata, const char *caller)
 {
 	struct ib_cq *cq;
 	int ret;
 
-	if (!device->ops->create_cq)
+	if (!device->ops->create_cq || !device->ops->destroy_cq) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new CQ refused: the driver cannot create and destroy CQs\n");
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!cq_attr->cqe || cq_attr->cqe > device->attrs.max_cqe ||
-	    (device->num_comp_vectors &&
-	     cq_attr->comp_vector >= device->num_comp_vectors))
+	}
+	if (!cq_attr->cqe || cq_attr->cqe > device->attrs.max_cqe) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new CQ refused: %u entries, the device allows 1 to %d\n",
+				    cq_attr->cqe, device->attrs.max_cqe);
 		return ERR_PTR(-EINVAL);
+	}
+	if (cq_attr->flags) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new CQ refused: flags %#x, none is supported\n",
+				    cq_attr->flags);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (udata && cq_attr->comp_vector >= device->num_comp_vectors) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new CQ refused: completion vector %u of a user CQ, the device has %d\n",
+				    cq_attr->comp_vector,
+				    device->num_comp_vectors);
+		return ERR_PTR(-EINVAL);
+	}
 
 	cq = rdma_zalloc_obj(device, ib_cq, GFP_KERNEL);
 	if (!cq)
 		return ERR_PTR(-ENOMEM);
 	cq->device = device;
+	cq->uobject = uobject;
 	cq->comp_handler = comp_handler;
 	cq->event_handler = event_handler;
 	cq->cq_context = cq_context;
@@ -341,7 +481,7 @@ struct ib_cq *__ib_create_cq(struct ib_device *device,
 	rdma_restrack_new(&cq->res, RDMA_RESTRACK_CQ);
 	rdma_restrack_set_name(&cq->res, caller);
 
-	ret = device->ops->create_cq(cq, cq_attr, NULL);
+	ret = device->ops->create_cq(cq, cq_attr, udata);
 	if (ret)
 		goto err_free;
 	ret = rdma_restrack_add(device, &cq->res);
@@ -350,13 +490,66 @@ struct ib_cq *__ib_create_cq(struct ib_device *device,
 	return cq;
 
 err_destroy:
-	device->ops->destroy_cq(cq, NULL);
+	device->ops->destroy_cq(cq, udata);
 err_free:
 	rdma_restrack_del(device, &cq->res);
 	kfree(cq);
 	return ERR_PTR(ret);
 }
+
+/**
+ * __ib_create_cq - create a completion queue polled by its user
+ * @device: the device
+ * @comp_handler: called after ib_req_notify_cq() when a completion arrives
+ * @event_handler: called for CQ errors
+ * @cq_context: argument of both handlers
+ * @cq_attr: size and completion vector; the vector is the driver's to
+ *	check
+ * @caller: name of the owning module
+ *
+ * Use the ib_create_cq() wrapper.
+ *
+ * Return: the CQ or an ERR_PTR(): -EINVAL for a size of 0 or above the
+ * device's max_cqe, -EOPNOTSUPP for flags.
+ */
+struct ib_cq *__ib_create_cq(struct ib_device *device,
+			     ib_comp_handler comp_handler,
+			     void (*event_handler)(struct ib_event *, void *),
+			     void *cq_context,
+			     const struct ib_cq_init_attr *cq_attr,
+			     const char *caller)
+{
+	return create_cq(device, cq_attr, comp_handler, event_handler,
+			 cq_context, NULL, NULL, caller);
+}
 EXPORT_SYMBOL(__ib_create_cq);
+
+/**
+ * ib_create_cq_user - create a completion queue for a user process
+ * @uctx: the process's context on the device
+ * @uobject: the uverbs object that will hold the CQ
+ * @cq_attr: size, completion vector and flags
+ * @comp_handler: called after a notify request when a completion arrives
+ * @event_handler: called for CQ errors
+ * @cq_context: argument of both handlers
+ * @udata: the driver data of the user's CREATE_CQ command
+ *
+ * Context: process context; may sleep.
+ * Return: the CQ or an ERR_PTR(): -EINVAL for a size of 0 or above the
+ * device's max_cqe or a completion vector it does not have, -EOPNOTSUPP
+ * for flags.
+ */
+struct ib_cq *ib_create_cq_user(struct ib_ucontext *uctx,
+				struct ib_uobject *uobject,
+				const struct ib_cq_init_attr *cq_attr,
+				ib_comp_handler comp_handler,
+				void (*event_handler)(struct ib_event *, void *),
+				void *cq_context, struct ib_udata *udata)
+{
+	return create_cq(uctx->device, cq_attr, comp_handler, event_handler,
+			 cq_context, uobject, udata, NULL);
+}
+EXPORT_SYMBOL(ib_create_cq_user);
 
 /**
  * ib_destroy_cq_user - destroy a completion queue
@@ -368,10 +561,15 @@ EXPORT_SYMBOL(__ib_create_cq);
 int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata)
 {
 	struct ib_device *device = cq->device;
+	int users = atomic_read(&cq->usecnt);
 	int ret;
 
-	if (atomic_read(&cq->usecnt))
+	if (users) {
+		dev_dbg_ratelimited(&device->dev,
+				    "destroy of CQ %u refused: it still has %d users\n",
+				    cq->res.id, users);
 		return -EBUSY;
+	}
 	ret = device->ops->destroy_cq(cq, udata);
 	if (ret)
 		return ret;
@@ -390,11 +588,21 @@ EXPORT_SYMBOL(ib_destroy_cq_user);
  */
 int ib_resize_cq(struct ib_cq *cq, int cqe)
 {
-	if (!cq->device->ops->resize_cq)
+	struct ib_device *device = cq->device;
+
+	if (!device->ops->resize_cq) {
+		dev_dbg_ratelimited(&device->dev,
+				    "resize of CQ %u refused: the driver cannot resize CQs\n",
+				    cq->res.id);
 		return -EOPNOTSUPP;
-	if (cqe <= 0 || cqe > cq->device->attrs.max_cqe)
+	}
+	if (cqe <= 0 || cqe > device->attrs.max_cqe) {
+		dev_dbg_ratelimited(&device->dev,
+				    "resize of CQ %u refused: %d entries, the device allows 1 to %d\n",
+				    cq->res.id, cqe, device->attrs.max_cqe);
 		return -EINVAL;
-	return cq->device->ops->resize_cq(cq, cqe, NULL);
+	}
+	return device->ops->resize_cq(cq, cqe, NULL);
 }
 EXPORT_SYMBOL(ib_resize_cq);
 
@@ -402,44 +610,73 @@ EXPORT_SYMBOL(ib_resize_cq);
 /* Shared receive queues                                               */
 /* ------------------------------------------------------------------ */
 
-/**
- * ib_create_srq - create a kernel shared receive queue
- * @pd: the protection domain
- * @srq_init_attr: sizes and event handler; the sizes are updated to what
- *	was allocated
- *
- * Return: the SRQ or an ERR_PTR().
+/* The sizes of a new SRQ against the device's limits. */
+static int ib_check_srq_attr(struct ib_device *device,
+			     const struct ib_srq_attr *attr)
+{
+	if (!attr->max_wr || attr->max_wr > device->attrs.max_srq_wr) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new SRQ refused: %u work requests, the device allows 1 to %d\n",
+				    attr->max_wr, device->attrs.max_srq_wr);
+		return -EINVAL;
+	}
+	if (!attr->max_sge || attr->max_sge > device->attrs.max_srq_sge) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new SRQ refused: %u scatter entries, the device allows 1 to %d\n",
+				    attr->max_sge, device->attrs.max_srq_sge);
+		return -EINVAL;
+	}
+	if (attr->srq_limit > attr->max_wr) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new SRQ refused: limit %u above its %u work requests\n",
+				    attr->srq_limit, attr->max_wr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The one way to make an SRQ: for a kernel caller (@udata NULL, the name
+ * @caller) or for a user process (@uobject, @udata, @caller NULL).
  */
-struct ib_srq *ib_create_srq(struct ib_pd *pd,
-			     struct ib_srq_init_attr *srq_init_attr)
+static struct ib_srq *create_srq(struct ib_pd *pd,
+				 struct ib_srq_init_attr *srq_init_attr,
+				 struct ib_uobject *uobject,
+				 struct ib_udata *udata, const char *caller)
 {
 	struct ib_device *device = pd->device;
-	struct ib_srq_attr *attr = &srq_init_attr->attr;
 	struct ib_srq *srq;
 	int ret;
 
-	if (!device->ops->create_srq)
+	if (!device->ops->create_srq || !device->ops->destroy_srq) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new SRQ refused: the driver cannot create and destroy SRQs\n");
 		return ERR_PTR(-EOPNOTSUPP);
-	if (srq_init_attr->srq_type != IB_SRQT_BASIC)
+	}
+	if (srq_init_attr->srq_type != IB_SRQT_BASIC) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new SRQ refused: type %d, only basic SRQs are supported\n",
+				    srq_init_attr->srq_type);
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!attr->max_wr || attr->max_wr > device->attrs.max_srq_wr ||
-	    !attr->max_sge || attr->max_sge > device->attrs.max_srq_sge ||
-	    attr->srq_limit > attr->max_wr)
-		return ERR_PTR(-EINVAL);
+	}
+	ret = ib_check_srq_attr(device, &srq_init_attr->attr);
+	if (ret)
+		return ERR_PTR(ret);
 
 	srq = rdma_zalloc_obj(device, ib_srq, GFP_KERNEL);
 	if (!srq)
 		return ERR_PTR(-ENOMEM);
 	srq->device = device;
 	srq->pd = pd;
+	srq->uobject = uobject;
 	srq->event_handler = srq_init_attr->event_handler;
 	srq->srq_context = srq_init_attr->srq_context;
 	srq->srq_type = srq_init_attr->srq_type;
 	atomic_set(&srq->usecnt, 0);
 	rdma_restrack_new(&srq->res, RDMA_RESTRACK_SRQ);
-	rdma_restrack_parent_name(&srq->res, &pd->res);
+	rdma_restrack_set_name(&srq->res, caller);
 
-	ret = device->ops->create_srq(srq, srq_init_attr, NULL);
+	ret = device->ops->create_srq(srq, srq_init_attr, udata);
 	if (ret)
 		goto err_free;
 	ret = rdma_restrack_add(device, &srq->res);
@@ -449,31 +686,98 @@ struct ib_srq *ib_create_srq(struct ib_pd *pd,
 	return srq;
 
 err_destroy:
-	device->ops->destroy_srq(srq, NULL);
+	device->ops->destroy_srq(srq, udata);
 err_free:
 	rdma_restrack_del(device, &srq->res);
 	kfree(srq);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL(ib_create_srq);
 
 /**
- * ib_modify_srq - resize a shared receive queue or arm its limit
+ * ib_create_srq_kernel - create a kernel shared receive queue
+ * @pd: the protection domain
+ * @srq_init_attr: sizes and event handler; the sizes are updated to what
+ *	was allocated
+ * @caller: name of the owning module
+ *
+ * Use the ib_create_srq() wrapper.
+ *
+ * Return: the SRQ or an ERR_PTR().
+ */
+struct ib_srq *ib_create_srq_kernel(struct ib_pd *pd,
+				    struct ib_srq_init_attr *srq_init_attr,
+				    const char *caller)
+{
+	return create_srq(pd, srq_init_attr, NULL, NULL, caller);
+}
+EXPORT_SYMBOL(ib_create_srq_kernel);
+
+/**
+ * ib_create_srq_user - create a shared receive queue for a user process
+ * @pd: the protection domain, of the same process
+ * @uobject: the uverbs object that will hold the SRQ
+ * @srq_init_attr: sizes and event handler; the sizes are updated to what
+ *	was allocated
+ * @udata: the driver data of the user's CREATE_SRQ command
+ *
+ * Context: process context; may sleep.
+ * Return: the SRQ or an ERR_PTR().
+ */
+struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_uobject *uobject,
+				  struct ib_srq_init_attr *srq_init_attr,
+				  struct ib_udata *udata)
+{
+	return create_srq(pd, srq_init_attr, uobject, udata, NULL);
+}
+EXPORT_SYMBOL(ib_create_srq_user);
+
+/**
+ * ib_modify_srq_user - resize a shared receive queue or arm its limit
  * @srq: the SRQ
  * @srq_attr: the new values
  * @srq_attr_mask: which of them to apply
+ * @udata: the driver data of a user's MODIFY_SRQ command, NULL for kernel
+ *	callers
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EINVAL for unknown mask bits, or the driver's error.
+ */
+int ib_modify_srq_user(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
+		       enum ib_srq_attr_mask srq_attr_mask,
+		       struct ib_udata *udata)
+{
+	struct ib_device *device = srq->device;
+
+	if (!device->ops->modify_srq) {
+		dev_dbg_ratelimited(&device->dev,
+				    "modify of SRQ %u refused: the driver cannot modify SRQs\n",
+				    srq->res.id);
+		return -EOPNOTSUPP;
+	}
+	if (srq_attr_mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT)) {
+		dev_dbg_ratelimited(&device->dev,
+				    "modify of SRQ %u refused: attribute mask %#x, only IB_SRQ_MAX_WR and IB_SRQ_LIMIT are known\n",
+				    srq->res.id, srq_attr_mask);
+		return -EINVAL;
+	}
+	return device->ops->modify_srq(srq, srq_attr, srq_attr_mask, udata);
+}
+EXPORT_SYMBOL(ib_modify_srq_user);
+
+/**
+ * ib_modify_srq - resize a kernel shared receive queue or arm its limit
+ * @srq: the SRQ
+ * @srq_attr: the new values
+ * @srq_attr_mask: which of them to apply
+ *
+ * See ib_modify_srq_user().
  *
  * Return: 0 or a negative errno.
  */
 int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
 		  enum ib_srq_attr_mask srq_attr_mask)
 {
-	if (!srq->device->ops->modify_srq)
-		return -EOPNOTSUPP;
-	if (srq_attr_mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
-		return -EINVAL;
-	return srq->device->ops->modify_srq(srq, srq_attr, srq_attr_mask,
-					    NULL);
+	return ib_modify_srq_user(srq, srq_attr, srq_attr_mask, NULL);
 }
 EXPORT_SYMBOL(ib_modify_srq);
 
@@ -502,11 +806,16 @@ EXPORT_SYMBOL(ib_query_srq);
 int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata)
 {
 	struct ib_device *device = srq->device;
+	int users = atomic_read(&srq->usecnt);
 	struct ib_pd *pd = srq->pd;
 	int ret;
 
-	if (atomic_read(&srq->usecnt))
+	if (users) {
+		dev_dbg_ratelimited(&device->dev,
+				    "destroy of SRQ %u refused: it still has %d users\n",
+				    srq->res.id, users);
 		return -EBUSY;
+	}
 	ret = device->ops->destroy_srq(srq, udata);
 	if (ret)
 		return ret;
@@ -521,40 +830,64 @@ EXPORT_SYMBOL(ib_destroy_srq_user);
 /* Queue pairs                                                         */
 /* ------------------------------------------------------------------ */
 
-/**
- * ib_create_qp - create a kernel queue pair
- * @pd: the protection domain
- * @qp_init_attr: type, CQs, sizes; the sizes are updated to what was
- *	allocated
- *
- * Return: the QP, in the RESET state, or an ERR_PTR().
+/*
+ * The one way to make a QP: for a kernel caller (@udata NULL, the name
+ * @caller) or for a user process (@uobject, @udata, @caller NULL).  The
+ * special QPs (SMI, GSI) are the kernel's.
  */
-struct ib_qp *ib_create_qp(struct ib_pd *pd,
-			   struct ib_qp_init_attr *qp_init_attr)
+static struct ib_qp *create_qp(struct ib_pd *pd,
+			       struct ib_qp_init_attr *qp_init_attr,
+			       struct ib_uobject *uobject,
+			       struct ib_udata *udata, const char *caller)
 {
+	enum ib_qp_type type = qp_init_attr->qp_type;
 	struct ib_device *device = pd->device;
 	struct ib_qp *qp;
 	int ret;
 
-	if (!device->ops->create_qp)
+	if (!device->ops->create_qp || !device->ops->destroy_qp) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new QP refused: the driver cannot create and destroy QPs\n");
 		return ERR_PTR(-EOPNOTSUPP);
-	switch (qp_init_attr->qp_type) {
+	}
+	if (udata && (type == IB_QPT_SMI || type == IB_QPT_GSI)) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new QP refused: type %d is a special QP, which only the kernel creates\n",
+				    type);
+		return ERR_PTR(-EINVAL);
+	}
+	switch (type) {
 	case IB_QPT_SMI:
 	case IB_QPT_GSI:
-		if (!rdma_is_port_valid(device, qp_init_attr->port_num))
+		if (!rdma_is_port_valid(device, qp_init_attr->port_num)) {
+			dev_dbg_ratelimited(&device->dev,
+					    "new QP refused: special QP on port %u, which does not exist\n",
+					    qp_init_attr->port_num);
 			return ERR_PTR(-EINVAL);
+		}
 		break;
 	case IB_QPT_RC:
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
 	default:
+		dev_dbg_ratelimited(&device->dev,
+				    "new QP refused: type %d, only SMI, GSI, RC, UC and UD are supported\n",
+				    type);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
-	if (!qp_init_attr->send_cq || !qp_init_attr->recv_cq)
+	if (!qp_init_attr->send_cq || !qp_init_attr->recv_cq) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new QP refused: no %s CQ\n",
+				    qp_init_attr->send_cq ? "receive" : "send");
 		return ERR_PTR(-EINVAL);
-	if (qp_init_attr->create_flags)
+	}
+	if (qp_init_attr->create_flags) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new QP refused: create flags %#x, none is supported\n",
+				    qp_init_attr->create_flags);
 		return ERR_PTR(-EOPNOTSUPP);
+	}
 
 	qp = rdma_zalloc_obj(device, ib_qp, GFP_KERNEL);
 	if (!qp)
@@ -564,16 +897,17 @@ struct ib_qp *ib_create_qp(struct ib_pd *pd,
 	qp->send_cq = qp_init_attr->send_cq;
 	qp->recv_cq = qp_init_attr->recv_cq;
 	qp->srq = qp_init_attr->srq;
+	qp->uobject = uobject;
 	qp->event_handler = qp_init_attr->event_handler;
 	qp->qp_context = qp_init_attr->qp_context;
-	qp->qp_type = qp_init_attr->qp_type;
+	qp->qp_type = type;
 	qp->port = qp_init_attr->port_num;
 	qp->state = IB_QPS_RESET;
 	mutex_init(&qp->mutex);
 	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
-	rdma_restrack_parent_name(&qp->res, &pd->res);
+	rdma_restrack_set_name(&qp->res, caller);
 
-	ret = device->ops->create_qp(qp, qp_init_attr, NULL);
+	ret = device->ops->create_qp(qp, qp_init_attr, udata);
 	if (ret)
 		goto err_free;
 	ret = ib_qp_security_create(qp);
@@ -596,62 +930,160 @@ err_security:
 	ib_qp_security_destroy_begin(qp);
 	ib_qp_security_destroy_end(qp);
 err_destroy:
-	device->ops->destroy_qp(qp, NULL);
+	device->ops->destroy_qp(qp, udata);
 err_free:
 	rdma_restrack_del(device, &qp->res);
+	mutex_destroy(&qp->mutex);
 	kfree(qp);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL(ib_create_qp);
 
-/* Checks of modify attributes the driver need not repeat. */
+/**
+ * ib_create_qp_kernel - create a kernel queue pair
+ * @pd: the protection domain
+ * @qp_init_attr: type, CQs, sizes; the sizes are updated to what was
+ *	allocated
+ * @caller: name of the owning module
+ *
+ * Use the ib_create_qp() wrapper.
+ *
+ * Return: the QP, in the RESET state, or an ERR_PTR().
+ */
+struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
+				  struct ib_qp_init_attr *qp_init_attr,
+				  const char *caller)
+{
+	return create_qp(pd, qp_init_attr, NULL, NULL, caller);
+}
+EXPORT_SYMBOL(ib_create_qp_kernel);
+
+/**
+ * ib_create_qp_user - create a queue pair for a user process
+ * @pd: the protection domain, of the same process
+ * @uobject: the uverbs object that will hold the QP
+ * @qp_init_attr: type, CQs, SRQ, sizes; the sizes are updated to what was
+ *	allocated
+ * @udata: the driver data of the user's CREATE_QP command
+ *
+ * Only RC, UC and UD QPs; the special QPs are the kernel's.
+ *
+ * Context: process context; may sleep.
+ * Return: the QP, in the RESET state, or an ERR_PTR().
+ */
+struct ib_qp *ib_create_qp_user(struct ib_pd *pd, struct ib_uobject *uobject,
+				struct ib_qp_init_attr *qp_init_attr,
+				struct ib_udata *udata)
+{
+	return create_qp(pd, qp_init_attr, uobject, udata, NULL);
+}
+EXPORT_SYMBOL(ib_create_qp_user);
+
+/* Is @port a port of the QP's device?  If not, say which attribute. */
+static bool ib_qp_attr_port_ok(struct ib_qp *qp, const char *what, u32 port)
+{
+	if (rdma_is_port_valid(qp->device, port))
+		return true;
+	dev_dbg_ratelimited(&qp->device->dev,
+			    "modify of QP %u refused: %s %u does not exist\n",
+			    qp->qp_num, what, port);
+	return false;
+}
+
+/* Is @value of the attribute @what at most @max?  If not, say so. */
+static bool ib_qp_attr_max_ok(struct ib_qp *qp, const char *what, u32 value,
+			      u32 max)
+{
+	if (value <= max)
+		return true;
+	dev_dbg_ratelimited(&qp->device->dev,
+			    "modify of QP %u refused: %s %u, at most %u\n",
+			    qp->qp_num, what, value, max);
+	return false;
+}
+
+/*
+ * Checks of modify attributes the driver need not repeat; a refusal names
+ * the attribute and its value.
+ */
 static int ib_check_qp_attr(struct ib_qp *qp, struct ib_qp_attr *attr,
 			    int mask)
 {
 	struct ib_device *device = qp->device;
 	u32 port = mask & IB_QP_PORT ? attr->port_num : qp->port;
+	u16 pkey_tbl_len;
 
-	if (mask & IB_QP_PORT && !rdma_is_port_valid(device, attr->port_num))
+	if (mask & IB_QP_PORT &&
+	    !ib_qp_attr_port_ok(qp, "port", attr->port_num))
 		return -EINVAL;
 	if (mask & IB_QP_AV &&
-	    !rdma_is_port_valid(device, attr->ah_attr.port_num))
+	    !ib_qp_attr_port_ok(qp, "address vector port",
+				attr->ah_attr.port_num))
 		return -EINVAL;
 	if (mask & IB_QP_ALT_PATH &&
-	    (!rdma_is_port_valid(device, attr->alt_port_num) ||
-	     !rdma_is_port_valid(device, attr->alt_ah_attr.port_num)))
+	    (!ib_qp_attr_port_ok(qp, "alternate path port",
+				 attr->alt_port_num) ||
+	     !ib_qp_attr_port_ok(qp, "alternate address vector port",
+				 attr->alt_ah_attr.port_num)))
 		return -EINVAL;
-	if (mask & IB_QP_PKEY_INDEX && rdma_is_port_valid(device, port) &&
-	    attr->pkey_index >=
-	    ib_port_immutable_read(device, port)->pkey_tbl_len)
-		return -EINVAL;
+	if (mask & IB_QP_PKEY_INDEX && rdma_is_port_valid(device, port)) {
+		pkey_tbl_len = ib_port_immutable_read(device, port)->pkey_tbl_len;
+		if (attr->pkey_index >= pkey_tbl_len) {
+			dev_dbg_ratelimited(&device->dev,
+					    "modify of QP %u refused: P_Key index %u, port %u has %u P_Keys\n",
+					    qp->qp_num, attr->pkey_index, port,
+					    pkey_tbl_len);
+			return -EINVAL;
+		}
+	}
 	if (mask & IB_QP_PATH_MTU &&
-	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)) {
+		dev_dbg_ratelimited(&device->dev,
+				    "modify of QP %u refused: path MTU %d, not one of 1 (256 bytes) to 5 (4096 bytes)\n",
+				    qp->qp_num, attr->path_mtu);
 		return -EINVAL;
+	}
 	if (mask & IB_QP_ACCESS_FLAGS &&
 	    attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
 				      IB_ACCESS_REMOTE_WRITE |
 				      IB_ACCESS_REMOTE_READ |
-				      IB_ACCESS_REMOTE_ATOMIC))
+				      IB_ACCESS_REMOTE_ATOMIC)) {
+		dev_dbg_ratelimited(&device->dev,
+				    "modify of QP %u refused: access flags %#x, only local write and remote read, write and atomic are known\n",
+				    qp->qp_num, attr->qp_access_flags);
 		return -EINVAL;
-	if (mask & IB_QP_RQ_PSN && attr->rq_psn & ~0xffffff)
+	}
+	if (mask & IB_QP_RQ_PSN &&
+	    !ib_qp_attr_max_ok(qp, "receive PSN", attr->rq_psn, 0xffffff))
 		return -EINVAL;
-	if (mask & IB_QP_SQ_PSN && attr->sq_psn & ~0xffffff)
+	if (mask & IB_QP_SQ_PSN &&
+	    !ib_qp_attr_max_ok(qp, "send PSN", attr->sq_psn, 0xffffff))
 		return -EINVAL;
-	if (mask & IB_QP_DEST_QPN && attr->dest_qp_num & ~0xffffff)
+	if (mask & IB_QP_DEST_QPN &&
+	    !ib_qp_attr_max_ok(qp, "destination QPN", attr->dest_qp_num,
+			       0xffffff))
 		return -EINVAL;
-	if (mask & IB_QP_TIMEOUT && attr->timeout > 31)
+	if (mask & IB_QP_TIMEOUT &&
+	    !ib_qp_attr_max_ok(qp, "local ACK timeout", attr->timeout, 31))
 		return -EINVAL;
-	if (mask & IB_QP_RETRY_CNT && attr->retry_cnt > 7)
+	if (mask & IB_QP_RETRY_CNT &&
+	    !ib_qp_attr_max_ok(qp, "retry count", attr->retry_cnt, 7))
 		return -EINVAL;
-	if (mask & IB_QP_RNR_RETRY && attr->rnr_retry > 7)
+	if (mask & IB_QP_RNR_RETRY &&
+	    !ib_qp_attr_max_ok(qp, "RNR retry count", attr->rnr_retry, 7))
 		return -EINVAL;
-	if (mask & IB_QP_MIN_RNR_TIMER && attr->min_rnr_timer > 31)
+	if (mask & IB_QP_MIN_RNR_TIMER &&
+	    !ib_qp_attr_max_ok(qp, "minimum RNR NAK timer",
+			       attr->min_rnr_timer, 31))
 		return -EINVAL;
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC &&
-	    attr->max_rd_atomic > device->attrs.max_qp_init_rd_atom)
+	    !ib_qp_attr_max_ok(qp, "initiator depth (max_rd_atomic)",
+			       attr->max_rd_atomic,
+			       device->attrs.max_qp_init_rd_atom))
 		return -EINVAL;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC &&
-	    attr->max_dest_rd_atomic > device->attrs.max_qp_rd_atom)
+	    !ib_qp_attr_max_ok(qp, "responder resources (max_dest_rd_atomic)",
+			       attr->max_dest_rd_atomic,
+			       device->attrs.max_qp_rd_atom))
 		return -EINVAL;
 	return 0;
 }
@@ -676,18 +1108,28 @@ static int ib_check_qp_attr(struct ib_qp *qp, struct ib_qp_attr *attr,
 int ib_modify_qp_user(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
 		      int qp_attr_mask, struct ib_udata *udata)
 {
+	struct ib_device *device = qp->device;
 	enum ib_qp_state cur, next;
 	int ret;
 
-	if (!qp->device->ops->modify_qp)
+	if (!device->ops->modify_qp) {
+		dev_dbg_ratelimited(&device->dev,
+				    "modify of QP %u refused: the driver cannot modify QPs\n",
+				    qp->qp_num);
 		return -EOPNOTSUPP;
+	}
 
 	mutex_lock(&qp->mutex);
 	cur = qp_attr_mask & IB_QP_CUR_STATE ? qp_attr->cur_qp_state : qp->state;
 	next = qp_attr_mask & IB_QP_STATE ? qp_attr->qp_state : cur;
 	ret = -EINVAL;
-	if (!ib_modify_qp_is_ok(cur, next, qp->qp_type, qp_attr_mask))
+	if (!ib_modify_qp_is_ok(cur, next, qp->qp_type, qp_attr_mask)) {
+		dev_dbg_ratelimited(&device->dev,
+				    "modify of QP %u refused: type %d, state %d to %d with attribute mask %#x breaks the IBA's transition rules\n",
+				    qp->qp_num, qp->qp_type, cur, next,
+				    qp_attr_mask);
 		goto out;
+	}
 	ret = ib_check_qp_attr(qp, qp_attr, qp_attr_mask);
 	if (ret)
 		goto out;
@@ -942,52 +1384,223 @@ EXPORT_SYMBOL(ib_drain_qp);
 /* ------------------------------------------------------------------ */
 
 /**
- * ib_alloc_mr - allocate a fast-registration memory region
- * @pd: the protection domain
- * @mr_type: IB_MR_TYPE_MEM_REG (or SG_GAPS if the device supports it)
- * @max_num_sg: the most pages the MR can map
- *
- * Return: the MR, to be mapped with ib_map_mr_sg() and registered with an
- * IB_WR_REG_MR work request, or an ERR_PTR().
+ * struct ib_mr_args - what a new memory region is to be
+ * @type: IB_MR_TYPE_MEM_REG or IB_MR_TYPE_SG_GAPS for a kernel caller's
+ *	fast-registration MR, IB_MR_TYPE_USER for a user process's
+ * @max_num_sg: the most pages a kernel MR can map
+ * @start: the first byte of a user MR, a user virtual address
+ * @length: the length of a user MR in bytes
+ * @virt_addr: the address work requests use for @start
+ * @access: IB_ACCESS_* flags of a user MR
  */
-struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
-			  u32 max_num_sg)
+struct ib_mr_args {
+	enum ib_mr_type	type;
+	u32		max_num_sg;
+	u64		start;
+	u64		length;
+	u64		virt_addr;
+	int		access;
+};
+
+/*
+ * A kernel MR: a fast-registration type (SG_GAPS only where the device
+ * has it) mapping 1 to max_fast_reg_page_list_len pages.
+ */
+static int ib_check_kernel_mr(struct ib_device *device,
+			      const struct ib_mr_args *args)
+{
+	if (!device->ops->alloc_mr) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new MR refused: the driver cannot allocate fast-registration MRs\n");
+		return -EOPNOTSUPP;
+	}
+	if (args->type != IB_MR_TYPE_MEM_REG &&
+	    args->type != IB_MR_TYPE_SG_GAPS) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new MR refused: type %d, only MEM_REG and SG_GAPS\n",
+				    args->type);
+		return -EINVAL;
+	}
+	if (args->type == IB_MR_TYPE_SG_GAPS &&
+	    !(device->attrs.kernel_cap_flags & IBK_SG_GAPS_REG)) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new MR refused: SG_GAPS, which the device does not support\n");
+		return -EOPNOTSUPP;
+	}
+	if (!args->max_num_sg ||
+	    args->max_num_sg > device->attrs.max_fast_reg_page_list_len) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new MR refused: %u pages, the device allows 1 to %u\n",
+				    args->max_num_sg,
+				    device->attrs.max_fast_reg_page_list_len);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A user MR, as upstream's ib_check_mr_access() and REG_MR: known access
+ * bits only, remote write and atomic need local write, no on-demand
+ * paging here; a range that is not empty, not too long and does not wrap,
+ * and a virtual address at the same offset in its page as the start.
+ */
+static int ib_check_user_mr(struct ib_device *device,
+			    const struct ib_mr_args *args)
+{
+	if (!device->ops->reg_user_mr) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new user MR refused: the driver cannot register user memory\n");
+		return -EOPNOTSUPP;
+	}
+	if (args->access & ~IB_ACCESS_SUPPORTED) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new user MR refused: access flags %#x, unknown bits %#x\n",
+				    args->access,
+				    args->access & ~IB_ACCESS_SUPPORTED);
+		return -EINVAL;
+	}
+	if (args->access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC) &&
+	    !(args->access & IB_ACCESS_LOCAL_WRITE)) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new user MR refused: access flags %#x, remote write or atomic without local write\n",
+				    args->access);
+		return -EINVAL;
+	}
+	if (args->access & IB_ACCESS_ON_DEMAND) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new user MR refused: access flags %#x, on-demand paging is not supported\n",
+				    args->access);
+		return -EINVAL;
+	}
+	if (!args->length || args->length > device->attrs.max_mr_size ||
+	    args->start + args->length < args->start) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new user MR refused: %llu bytes at %#llx, the device allows 1 to %llu without wrapping\n",
+				    args->length, args->start,
+				    device->attrs.max_mr_size);
+		return -EINVAL;
+	}
+	if ((args->start & ~PAGE_MASK) != (args->virt_addr & ~PAGE_MASK)) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new user MR refused: start %#llx and virtual address %#llx at different offsets in their pages\n",
+				    args->start, args->virt_addr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The one way to make an MR the core tracks: a kernel caller's
+ * fast-registration MR (@udata NULL, the name @caller) from the driver's
+ * alloc_mr, or a user process's registered memory (@uobject, @udata,
+ * @caller NULL) from its reg_user_mr.  The checks and the driver's op
+ * differ, the bookkeeping does not.
+ */
+static struct ib_mr *create_mr(struct ib_pd *pd, const struct ib_mr_args *args,
+			       struct ib_uobject *uobject,
+			       struct ib_udata *udata, const char *caller)
 {
 	struct ib_device *device = pd->device;
 	struct ib_mr *mr;
 	int ret;
 
-	if (!device->ops->alloc_mr)
+	if (!device->ops->dereg_mr) {
+		dev_dbg_ratelimited(&device->dev,
+				    "new MR refused: the driver cannot release MRs\n");
 		return ERR_PTR(-EOPNOTSUPP);
-	if (mr_type != IB_MR_TYPE_MEM_REG && mr_type != IB_MR_TYPE_SG_GAPS)
-		return ERR_PTR(-EINVAL);
-	if (mr_type == IB_MR_TYPE_SG_GAPS &&
-	    !(device->attrs.kernel_cap_flags & IBK_SG_GAPS_REG))
-		return ERR_PTR(-EOPNOTSUPP);
-	if (!max_num_sg ||
-	    max_num_sg > device->attrs.max_fast_reg_page_list_len)
-		return ERR_PTR(-EINVAL);
-
-	mr = device->ops->alloc_mr(pd, mr_type, max_num_sg);
+	}
+	if (udata) {
+		ret = ib_check_user_mr(device, args);
+		if (ret)
+			return ERR_PTR(ret);
+		mr = device->ops->reg_user_mr(pd, args->start, args->length,
+					      args->virt_addr,
+					      args->access & ~IB_ACCESS_OPTIONAL,
+					      udata);
+	} else {
+		ret = ib_check_kernel_mr(device, args);
+		if (ret)
+			return ERR_PTR(ret);
+		mr = device->ops->alloc_mr(pd, args->type, args->max_num_sg);
+	}
 	if (IS_ERR(mr))
 		return mr;
+
 	mr->device = device;
 	mr->pd = pd;
-	mr->type = mr_type;
-	mr->uobject = NULL;
+	mr->type = args->type;
+	mr->uobject = uobject;
 	mr->need_inval = false;
 	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
-	rdma_restrack_parent_name(&mr->res, &pd->res);
+	rdma_restrack_set_name(&mr->res, caller);
 	ret = rdma_restrack_add(device, &mr->res);
-	if (ret) {
-		rdma_restrack_del(device, &mr->res);
-		device->ops->dereg_mr(mr, NULL);
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		goto err_dereg;
 	atomic_inc(&pd->usecnt);
 	return mr;
+
+err_dereg:
+	rdma_restrack_del(device, &mr->res);
+	device->ops->dereg_mr(mr, udata);
+	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL(ib_alloc_mr);
+
+/**
+ * ib_alloc_mr_kernel - allocate a fast-registration memory region
+ * @pd: the protection domain
+ * @mr_type: IB_MR_TYPE_MEM_REG (or SG_GAPS if the device supports it)
+ * @max_num_sg: the most pages the MR can map
+ * @caller: name of the owning module
+ *
+ * Use the ib_alloc_mr() wrapper.
+ *
+ * Return: the MR, to be mapped with ib_map_mr_sg() and registered with an
+ * IB_WR_REG_MR work request, or an ERR_PTR().
+ */
+struct ib_mr *ib_alloc_mr_kernel(struct ib_pd *pd, enum ib_mr_type mr_type,
+				 u32 max_num_sg, const char *caller)
+{
+	const struct ib_mr_args args = {
+		.type = mr_type,
+		.max_num_sg = max_num_sg,
+	};
+
+	return create_mr(pd, &args, NULL, NULL, caller);
+}
+EXPORT_SYMBOL(ib_alloc_mr_kernel);
+
+/**
+ * ib_reg_user_mr - register a user memory region
+ * @pd: the protection domain, of the same process
+ * @uobject: the uverbs object that will hold the MR
+ * @start: the first byte, a user virtual address
+ * @length: the length in bytes
+ * @virt_addr: the address work requests use for @start (same offset in
+ *	its page)
+ * @access: IB_ACCESS_* flags; the optional ones are dropped
+ * @udata: the driver data of the user's REG_MR command
+ *
+ * The driver pins the memory with ib_umem_get().
+ *
+ * Context: process context; may sleep.
+ * Return: the MR or an ERR_PTR(): -EINVAL for bad access flags, an empty
+ * or too long region, or @start and @virt_addr at different page offsets.
+ */
+struct ib_mr *ib_reg_user_mr(struct ib_pd *pd, struct ib_uobject *uobject,
+			     u64 start, u64 length, u64 virt_addr, int access,
+			     struct ib_udata *udata)
+{
+	const struct ib_mr_args args = {
+		.type = IB_MR_TYPE_USER,
+		.start = start,
+		.length = length,
+		.virt_addr = virt_addr,
+		.access = access,
+	};
+
+	return create_mr(pd, &args, uobject, udata, NULL);
+}
+EXPORT_SYMBOL(ib_reg_user_mr);
 
 /**
  * ib_dereg_mr_user - release a memory region

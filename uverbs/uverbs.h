@@ -6,8 +6,8 @@
  *   main.c   the module, the "uverbs" client, the character devices
  *            /dev/infiniband/uverbsN, their class and file operations,
  *            device removal (disassociation)
- *   uobj.c   the per-file object table: handles, types, lookup, and the
- *            destruction of everything at close or removal
+ *   handles.c the per-file handle table: handles, types, lookup, and
+ *            the destruction of everything at close or removal
  *   cmd.c    the write() command ABI: header checks, context, device
  *            and PD commands, the command table
  *   ioctl.c  the ioctl command ABI (RDMA_VERBS_IOCTL): header and
@@ -385,7 +385,7 @@ int uverbs_cmd_dereg_mr(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_create_ah(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_destroy_ah(struct uverbs_cmd_ctx *ctx);
 
-/* uobj.c */
+/* handles.c */
 void uverbs_ufile_init(struct ib_uverbs_file *ufile);
 struct ib_ucontext *uverbs_get_ucontext(struct ib_uverbs_file *ufile);
 struct ib_uobject *uobj_alloc_begin(const struct uverbs_obj_type *type,

@@ -992,7 +992,8 @@ typedef void (*ib_comp_handler)(struct ib_cq *cq, void *cq_context);
 /**
  * struct ib_cq_init_attr - arguments of the driver's create_cq
  * @cqe: minimum number of entries
- * @comp_vector: completion vector, below num_comp_vectors
+ * @comp_vector: completion vector, below num_comp_vectors (the core
+ *	checks a user's, the driver a kernel caller's)
  * @flags: IB_CQ_FLAGS_* (none defined for kernel CQs here)
  */
 struct ib_cq_init_attr {
@@ -1271,7 +1272,8 @@ struct ib_qp_security;
  * @max_send_wr: send queue size, as allocated
  * @max_recv_wr: receive queue size, as allocated
  * @qp_type: transport
- * @port: port of a special QP
+ * @port: the port given at creation (that of a special QP), then the
+ *	one the last modify with IB_QP_PORT set
  * @state: current state, as last set through ib_modify_qp()
  * @mutex: see below
  * @res: resource tracking
@@ -1923,8 +1925,24 @@ struct ib_cq *__ib_alloc_cq(struct ib_device *device, void *private,
 void ib_free_cq(struct ib_cq *cq);
 int ib_process_cq_direct(struct ib_cq *cq, int budget);
 
-struct ib_srq *ib_create_srq(struct ib_pd *pd,
-			     struct ib_srq_init_attr *srq_init_attr);
+struct ib_srq *ib_create_srq_kernel(struct ib_pd *pd,
+				    struct ib_srq_init_attr *srq_init_attr,
+				    const char *caller);
+
+/**
+ * ib_create_srq - create a kernel shared receive queue
+ * @pd: the protection domain
+ * @srq_init_attr: sizes and event handler; the sizes are updated to what
+ *	was allocated
+ *
+ * Return: the SRQ or an ERR_PTR().
+ */
+static inline struct ib_srq *
+ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *srq_init_attr)
+{
+	return ib_create_srq_kernel(pd, srq_init_attr, KBUILD_MODNAME);
+}
+
 int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
 		  enum ib_srq_attr_mask srq_attr_mask);
 int ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr);
@@ -1941,8 +1959,24 @@ static inline int ib_destroy_srq(struct ib_srq *srq)
 	return ib_destroy_srq_user(srq, NULL);
 }
 
-struct ib_qp *ib_create_qp(struct ib_pd *pd,
-			   struct ib_qp_init_attr *qp_init_attr);
+struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
+				  struct ib_qp_init_attr *qp_init_attr,
+				  const char *caller);
+
+/**
+ * ib_create_qp - create a kernel queue pair
+ * @pd: the protection domain
+ * @qp_init_attr: type, CQs, sizes; the sizes are updated to what was
+ *	allocated
+ *
+ * Return: the QP, in the RESET state, or an ERR_PTR().
+ */
+static inline struct ib_qp *ib_create_qp(struct ib_pd *pd,
+					 struct ib_qp_init_attr *qp_init_attr)
+{
+	return ib_create_qp_kernel(pd, qp_init_attr, KBUILD_MODNAME);
+}
+
 int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
 		 int qp_attr_mask);
 int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
@@ -2049,8 +2083,25 @@ static inline int ib_req_notify_cq(struct ib_cq *cq,
 	return cq->device->ops->req_notify_cq(cq, flags);
 }
 
-struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
-			  u32 max_num_sg);
+struct ib_mr *ib_alloc_mr_kernel(struct ib_pd *pd, enum ib_mr_type mr_type,
+				 u32 max_num_sg, const char *caller);
+
+/**
+ * ib_alloc_mr - allocate a fast-registration memory region
+ * @pd: the protection domain
+ * @mr_type: IB_MR_TYPE_MEM_REG (or SG_GAPS if the device supports it)
+ * @max_num_sg: the most pages the MR can map
+ *
+ * Return: the MR, to be mapped with ib_map_mr_sg() and registered with an
+ * IB_WR_REG_MR work request, or an ERR_PTR().
+ */
+static inline struct ib_mr *ib_alloc_mr(struct ib_pd *pd,
+					enum ib_mr_type mr_type,
+					u32 max_num_sg)
+{
+	return ib_alloc_mr_kernel(pd, mr_type, max_num_sg, KBUILD_MODNAME);
+}
+
 int ib_dereg_mr_user(struct ib_mr *mr, struct ib_udata *udata);
 
 /**

@@ -511,6 +511,7 @@ static void ib_name_literal_and_invalid(struct kunit *test)
 				    -EINVAL, "name \"%s\"", bad[i]);
 	/* A refused name leaves the device as new as it was. */
 	KUNIT_EXPECT_EQ(test, dup->reg_state, IB_DEV_NEW);
+	KUNIT_EXPECT_NULL(test, dup->port_data);
 	KUNIT_EXPECT_EQ(test, ib_register_device(dup, "kut%d", NULL), 0);
 	kut_expect_name(test, dup, "kut0");
 	/* And a registered device cannot be registered again. */
@@ -539,6 +540,8 @@ static void ib_add_fails_device_registration(struct kunit *test)
 	kut_expect_event(test, 1, KUT_ADD, 1, d);
 	kut_expect_event(test, 2, KUT_REMOVE, 0, d);
 	KUNIT_EXPECT_EQ(test, d->reg_state, IB_DEV_GONE);
+	/* every step of the registration was undone, the port cache too */
+	KUNIT_EXPECT_NULL(test, d->port_data);
 	KUNIT_EXPECT_NULL(test, ib_device_get_by_name("kutx"));
 	KUNIT_EXPECT_FALSE(test, ib_device_try_get(d));
 

@@ -4,7 +4,11 @@
  * objects in use cannot be freed, QP transitions and attributes the rules
  * refuse never reach the driver, port events refresh the cache before
  * handlers run, resource tracking counts what exists, and ib_alloc_cq()
- * delivers completions to their ib_cqe.  With CONFIG_SECURITY_INFINIBAND,
+ * delivers completions to their ib_cqe.  Kernel and user objects go
+ * through the same create functions: the rules they share hold through
+ * both the kernel and the user wrappers (which a fake user context and an
+ * empty udata are enough to call), and the rules of users alone hold for
+ * them only.  With CONFIG_SECURITY_INFINIBAND,
  * the P_Key indexes QPs use are tracked for the LSM as modifies set them,
  * a modify the driver refuses leaves them as they were, and a P_Key
  * change re-checks them (no LSM of a KUnit kernel refuses a P_Key, so the
@@ -12,6 +16,8 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "core_priv.h"
@@ -46,6 +52,7 @@ static int kvt_query_device(struct ib_device *ibdev,
 	attr->max_qp_rd_atom = 4;
 	attr->max_qp_init_rd_atom = 4;
 	attr->max_fast_reg_page_list_len = 16;
+	attr->max_mr_size = SZ_1M;
 	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
 	return 0;
 }
@@ -155,6 +162,43 @@ static int kvt_destroy_srq(struct ib_srq *srq, struct ib_udata *udata)
 	return 0;
 }
 
+static int kvt_create_ah(struct ib_ah *ah, struct rdma_ah_init_attr *init,
+			 struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int kvt_destroy_ah(struct ib_ah *ah, u32 flags)
+{
+	return 0;
+}
+
+static struct ib_mr *kvt_new_mr(void)
+{
+	struct ib_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+
+	return mr ? mr : ERR_PTR(-ENOMEM);
+}
+
+static struct ib_mr *kvt_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+				  u32 max_num_sg)
+{
+	return kvt_new_mr();
+}
+
+static struct ib_mr *kvt_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				     u64 virt_addr, int access,
+				     struct ib_udata *udata)
+{
+	return kvt_new_mr();
+}
+
+static int kvt_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
+{
+	kfree(mr);
+	return 0;
+}
+
 static const struct ib_device_ops kvt_ops = {
 	.query_device = kvt_query_device,
 	.query_port = kvt_query_port,
@@ -172,6 +216,22 @@ static const struct ib_device_ops kvt_ops = {
 	.destroy_qp = kvt_destroy_qp,
 	.create_srq = kvt_create_srq,
 	.destroy_srq = kvt_destroy_srq,
+	.create_ah = kvt_create_ah,
+	.destroy_ah = kvt_destroy_ah,
+	.alloc_mr = kvt_alloc_mr,
+	.reg_user_mr = kvt_reg_user_mr,
+	.dereg_mr = kvt_dereg_mr,
+};
+
+/* A driver that can make objects but not get rid of them. */
+static const struct ib_device_ops kvt_no_destroy_ops = {
+	.alloc_pd = kvt_ok_pd,
+	.create_cq = kvt_create_cq,
+	.create_srq = kvt_create_srq,
+	.create_qp = kvt_create_qp,
+	.create_ah = kvt_create_ah,
+	.alloc_mr = kvt_alloc_mr,
+	.reg_user_mr = kvt_reg_user_mr,
 };
 
 static int kvt_init(struct kunit *test)
@@ -291,6 +351,504 @@ static void ib_verbs_create_checks(struct kunit *test)
 	/* unknown types */
 	qp_attr.qp_type = IB_QPT_MAX;
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(pd, &qp_attr)), -EOPNOTSUPP);
+	ib_dealloc_pd(pd);
+}
+
+/*
+ * What the core's user wrappers need of a process: a context on the
+ * device and the udata of its command (empty: the fake driver reads none).
+ */
+struct kvt_user {
+	struct ib_ucontext uctx;
+	struct ib_udata udata;
+};
+
+static void kvt_user_init(struct kunit *test, struct kvt_user *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->uctx.device = &((struct kvt_dev *)test->priv)->ibdev;
+}
+
+/* The udata a destroy gets: the user's, or none for the kernel. */
+static struct ib_udata *kvt_udata(struct kvt_user *u)
+{
+	return u ? &u->udata : NULL;
+}
+
+static const char *kvt_path(struct kvt_user *u)
+{
+	return u ? "user" : "kernel";
+}
+
+/*
+ * Each kvt_try_*() creates an object through the kernel wrapper (@u NULL)
+ * or the user wrapper, checks what the core recorded of it and destroys
+ * it again.  Return: 0, or the error of the create.
+ */
+static int kvt_try_pd(struct kunit *test, struct kvt_user *u)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct ib_pd *pd;
+
+	pd = u ? ib_alloc_pd_user(&u->uctx, NULL, &u->udata) :
+		 ib_alloc_pd(dev, 0);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	KUNIT_EXPECT_EQ(test, ib_dealloc_pd_user(pd, kvt_udata(u)), 0);
+	return 0;
+}
+
+static int kvt_try_cq(struct kunit *test, struct kvt_user *u,
+		      const struct ib_cq_init_attr *attr)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct ib_cq *cq;
+
+	cq = u ? ib_create_cq_user(&u->uctx, NULL, attr, NULL, NULL, NULL,
+				   &u->udata) :
+		 ib_create_cq(dev, NULL, NULL, NULL, attr);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	KUNIT_EXPECT_EQ(test, cq->comp_vector, attr->comp_vector);
+	KUNIT_EXPECT_EQ(test, ib_destroy_cq_user(cq, kvt_udata(u)), 0);
+	return 0;
+}
+
+static int kvt_try_srq(struct kunit *test, struct kvt_user *u,
+		       struct ib_pd *pd, struct ib_srq_init_attr *attr)
+{
+	struct ib_srq *srq;
+
+	srq = u ? ib_create_srq_user(pd, NULL, attr, &u->udata) :
+		  ib_create_srq(pd, attr);
+	if (IS_ERR(srq))
+		return PTR_ERR(srq);
+	KUNIT_EXPECT_EQ(test, ib_destroy_srq_user(srq, kvt_udata(u)), 0);
+	return 0;
+}
+
+static int kvt_try_qp(struct kunit *test, struct kvt_user *u,
+		      struct ib_pd *pd, struct ib_qp_init_attr *attr)
+{
+	struct ib_qp *qp;
+
+	qp = u ? ib_create_qp_user(pd, NULL, attr, &u->udata) :
+		 ib_create_qp(pd, attr);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	/* both paths record the port of the creation attributes */
+	KUNIT_EXPECT_EQ(test, qp->port, attr->port_num);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp_user(qp, kvt_udata(u)), 0);
+	return 0;
+}
+
+static int kvt_try_ah(struct kunit *test, struct kvt_user *u,
+		      struct ib_pd *pd, struct rdma_ah_attr *attr)
+{
+	struct ib_ah *ah;
+
+	ah = u ? rdma_create_ah_user(pd, NULL, attr, &u->udata) :
+		 rdma_create_ah(pd, attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah))
+		return PTR_ERR(ah);
+	KUNIT_EXPECT_EQ(test, rdma_destroy_ah_user(ah, 0, kvt_udata(u)), 0);
+	return 0;
+}
+
+/* A kernel MR of 4 pages, or a user MR of 4 KiB at 0x10000. */
+static int kvt_try_mr(struct kunit *test, struct kvt_user *u,
+		      struct ib_pd *pd)
+{
+	struct ib_mr *mr;
+
+	mr = u ? ib_reg_user_mr(pd, NULL, 0x10000, SZ_4K, 0x10000,
+				IB_ACCESS_LOCAL_WRITE, &u->udata) :
+		 ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	KUNIT_EXPECT_EQ(test, mr->type,
+			u ? IB_MR_TYPE_USER : IB_MR_TYPE_MEM_REG);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr_user(mr, kvt_udata(u)), 0);
+	return 0;
+}
+
+/*
+ * The creation checks of ib_verbs_create_checks() and the others the core
+ * makes, through the kernel and the user wrappers alike: one create
+ * function per object, so one set of rules.
+ */
+static void ib_verbs_create_checks_both_paths(struct kunit *test)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct ib_cq_init_attr cq_attr = { .cqe = 16 };
+	struct ib_srq_init_attr srq_attr = {
+		.attr = { .max_wr = 8, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr qp_attr = { .qp_type = IB_QPT_RC };
+	struct rdma_ah_attr ah_attr = { .port_num = 1 };
+	struct kvt_user user, *paths[] = { NULL, &user };
+	struct ib_cq *cq;
+	struct ib_pd *pd;
+	int i;
+
+	kvt_user_init(test, &user);
+	/* a vector every CQ may use, whichever the path */
+	dev->num_comp_vectors = 1;
+	pd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+	cq = ib_create_cq(dev, NULL, NULL, NULL, &cq_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+
+	for (i = 0; i < ARRAY_SIZE(paths); i++) {
+		struct kvt_user *u = paths[i];
+		const char *path = kvt_path(u);
+
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_pd(test, u), 0, "%s", path);
+
+		/* CQs: 1 to max_cqe entries, no flags */
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_cq(test, u, &cq_attr), 0,
+				    "%s", path);
+		cq_attr.cqe = 0;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_cq(test, u, &cq_attr),
+				    -EINVAL, "%s", path);
+		cq_attr.cqe = 65;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_cq(test, u, &cq_attr),
+				    -EINVAL, "%s", path);
+		cq_attr.cqe = 16;
+		cq_attr.flags = 1;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_cq(test, u, &cq_attr),
+				    -EOPNOTSUPP, "%s", path);
+		cq_attr.flags = 0;
+
+		/* SRQs: basic ones within the device's sizes */
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_srq(test, u, pd, &srq_attr),
+				    0, "%s", path);
+		srq_attr.attr.max_wr = 65;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_srq(test, u, pd, &srq_attr),
+				    -EINVAL, "%s", path);
+		srq_attr.attr.max_wr = 8;
+		srq_attr.attr.max_sge = 5;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_srq(test, u, pd, &srq_attr),
+				    -EINVAL, "%s", path);
+		srq_attr.attr.max_sge = 1;
+		srq_attr.attr.srq_limit = 9;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_srq(test, u, pd, &srq_attr),
+				    -EINVAL, "%s", path);
+		srq_attr.attr.srq_limit = 0;
+		srq_attr.srq_type = IB_SRQT_XRC;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_srq(test, u, pd, &srq_attr),
+				    -EOPNOTSUPP, "%s", path);
+		srq_attr.srq_type = IB_SRQT_BASIC;
+
+		/* QPs: both CQs, a known type, no create flags */
+		qp_attr.send_cq = NULL;
+		qp_attr.recv_cq = cq;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_qp(test, u, pd, &qp_attr),
+				    -EINVAL, "%s", path);
+		qp_attr.send_cq = cq;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_qp(test, u, pd, &qp_attr),
+				    0, "%s", path);
+		qp_attr.qp_type = IB_QPT_MAX;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_qp(test, u, pd, &qp_attr),
+				    -EOPNOTSUPP, "%s", path);
+		qp_attr.qp_type = IB_QPT_UD;
+		qp_attr.create_flags = 1;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_qp(test, u, pd, &qp_attr),
+				    -EOPNOTSUPP, "%s", path);
+		qp_attr.create_flags = 0;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_qp(test, u, pd, &qp_attr),
+				    0, "%s", path);
+		qp_attr.qp_type = IB_QPT_RC;
+
+		/* AHs: a port the device has */
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_ah(test, u, pd, &ah_attr),
+				    0, "%s", path);
+		ah_attr.port_num = 2;
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_ah(test, u, pd, &ah_attr),
+				    -EINVAL, "%s", path);
+		ah_attr.port_num = 1;
+
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_mr(test, u, pd), 0, "%s",
+				    path);
+	}
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&pd->usecnt), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cq->usecnt), 0);
+	KUNIT_EXPECT_EQ(test, ib_destroy_cq(cq), 0);
+	ib_dealloc_pd(pd);
+	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_PD), 0);
+	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_CQ), 0);
+	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_SRQ), 0);
+	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_QP), 0);
+	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_MR), 0);
+}
+
+/*
+ * The completion vector, as Linux checks it: a user's must be below the
+ * device's num_comp_vectors (so a device without vectors takes no user
+ * CQ), a kernel caller's is left to the driver.  The two paths used to
+ * disagree on a device without vectors.
+ */
+static void ib_verbs_cq_comp_vector(struct kunit *test)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct ib_cq_init_attr attr = { .cqe = 16 };
+	struct kvt_user user;
+
+	kvt_user_init(test, &user);
+	KUNIT_ASSERT_EQ(test, dev->num_comp_vectors, 0);
+	KUNIT_EXPECT_EQ(test, kvt_try_cq(test, &user, &attr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kvt_try_cq(test, NULL, &attr), 0);
+	attr.comp_vector = 3;
+	KUNIT_EXPECT_EQ(test, kvt_try_cq(test, &user, &attr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kvt_try_cq(test, NULL, &attr), 0);
+
+	dev->num_comp_vectors = 2;
+	attr.comp_vector = 1;
+	KUNIT_EXPECT_EQ(test, kvt_try_cq(test, &user, &attr), 0);
+	KUNIT_EXPECT_EQ(test, kvt_try_cq(test, NULL, &attr), 0);
+	attr.comp_vector = 2;
+	KUNIT_EXPECT_EQ(test, kvt_try_cq(test, &user, &attr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kvt_try_cq(test, NULL, &attr), 0);
+	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_CQ), 0);
+}
+
+/*
+ * A driver that cannot destroy an object does not get to create it,
+ * through either path (only the user path used to check).
+ */
+static void ib_verbs_destroy_op_required(struct kunit *test)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct ib_cq_init_attr cq_attr = { .cqe = 16 };
+	struct ib_srq_init_attr srq_attr = {
+		.attr = { .max_wr = 8, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr qp_attr = { .qp_type = IB_QPT_RC };
+	struct rdma_ah_attr ah_attr = { .port_num = 1 };
+	struct kvt_user user, *paths[] = { NULL, &user };
+	struct ib_cq *cq;
+	struct ib_pd *pd;
+	int i;
+
+	kvt_user_init(test, &user);
+	dev->num_comp_vectors = 1;
+	pd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+	cq = ib_create_cq(dev, NULL, NULL, NULL, &cq_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	qp_attr.send_cq = cq;
+	qp_attr.recv_cq = cq;
+
+	dev->ops = &kvt_no_destroy_ops;
+	for (i = 0; i < ARRAY_SIZE(paths); i++) {
+		struct kvt_user *u = paths[i];
+		const char *path = kvt_path(u);
+
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_pd(test, u), -EOPNOTSUPP,
+				    "%s", path);
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_cq(test, u, &cq_attr),
+				    -EOPNOTSUPP, "%s", path);
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_srq(test, u, pd, &srq_attr),
+				    -EOPNOTSUPP, "%s", path);
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_qp(test, u, pd, &qp_attr),
+				    -EOPNOTSUPP, "%s", path);
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_ah(test, u, pd, &ah_attr),
+				    -EOPNOTSUPP, "%s", path);
+		KUNIT_EXPECT_EQ_MSG(test, kvt_try_mr(test, u, pd), -EOPNOTSUPP,
+				    "%s", path);
+	}
+	dev->ops = &kvt_ops;
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&pd->usecnt), 0);
+	KUNIT_EXPECT_EQ(test, ib_destroy_cq(cq), 0);
+	ib_dealloc_pd(pd);
+}
+
+/*
+ * The special QPs are the kernel's: a user cannot create one even on a
+ * valid port; a kernel caller can, on a port the device has, and the QP
+ * records that port (which only kernel QPs used to).
+ */
+static void ib_verbs_special_qps(struct kunit *test)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct ib_cq_init_attr cq_attr = { .cqe = 16 };
+	struct ib_qp_init_attr qp_attr = { .qp_type = IB_QPT_GSI };
+	struct kvt_user user;
+	struct ib_cq *cq;
+	struct ib_pd *pd;
+
+	kvt_user_init(test, &user);
+	pd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+	cq = ib_create_cq(dev, NULL, NULL, NULL, &cq_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	qp_attr.send_cq = cq;
+	qp_attr.recv_cq = cq;
+
+	qp_attr.port_num = 1;
+	KUNIT_EXPECT_EQ(test, kvt_try_qp(test, NULL, pd, &qp_attr), 0);
+	KUNIT_EXPECT_EQ(test, kvt_try_qp(test, &user, pd, &qp_attr), -EINVAL);
+	qp_attr.qp_type = IB_QPT_SMI;
+	KUNIT_EXPECT_EQ(test, kvt_try_qp(test, NULL, pd, &qp_attr), 0);
+	KUNIT_EXPECT_EQ(test, kvt_try_qp(test, &user, pd, &qp_attr), -EINVAL);
+	qp_attr.port_num = 2;
+	KUNIT_EXPECT_EQ(test, kvt_try_qp(test, NULL, pd, &qp_attr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kvt_try_qp(test, &user, pd, &qp_attr), -EINVAL);
+
+	/* an RC QP keeps the port of its creation attributes on both paths */
+	qp_attr.qp_type = IB_QPT_RC;
+	qp_attr.port_num = 1;
+	KUNIT_EXPECT_EQ(test, kvt_try_qp(test, NULL, pd, &qp_attr), 0);
+	KUNIT_EXPECT_EQ(test, kvt_try_qp(test, &user, pd, &qp_attr), 0);
+
+	KUNIT_EXPECT_EQ(test, ib_destroy_cq(cq), 0);
+	ib_dealloc_pd(pd);
+}
+
+/* Whom resource tracking names: @caller for a kernel object, else @task. */
+static void kvt_expect_owner(struct kunit *test,
+			     const struct rdma_restrack_entry *res,
+			     const char *caller, struct task_struct *task)
+{
+	KUNIT_EXPECT_EQ(test, rdma_is_kernel_res(res), !task);
+	KUNIT_EXPECT_PTR_EQ(test, res->task, task);
+	if (caller)
+		KUNIT_EXPECT_STREQ(test, res->kern_name, caller);
+	else
+		KUNIT_EXPECT_NULL(test, res->kern_name);
+}
+
+/*
+ * The owner resource tracking shows: the kernel caller's module for a
+ * kernel object, the task that made it for a user object.
+ */
+static void ib_verbs_restrack_owner(struct kunit *test)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct ib_cq_init_attr cq_attr = { .cqe = 16 };
+	struct ib_srq_init_attr srq_attr = {
+		.attr = { .max_wr = 8, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr qp_attr = { .qp_type = IB_QPT_RC };
+	struct kvt_user user;
+	struct ib_pd *kpd, *upd;
+	struct ib_cq *kcq, *ucq;
+	struct ib_srq *ksrq, *usrq;
+	struct ib_qp *kqp, *uqp;
+	struct ib_mr *kmr, *umr;
+
+	kvt_user_init(test, &user);
+	dev->num_comp_vectors = 1;
+
+	kpd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kpd));
+	upd = ib_alloc_pd_user(&user.uctx, NULL, &user.udata);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(upd));
+	kvt_expect_owner(test, &kpd->res, KBUILD_MODNAME, NULL);
+	kvt_expect_owner(test, &upd->res, NULL, current);
+
+	kcq = ib_create_cq(dev, NULL, NULL, NULL, &cq_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kcq));
+	ucq = ib_create_cq_user(&user.uctx, NULL, &cq_attr, NULL, NULL, NULL,
+				&user.udata);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ucq));
+	kvt_expect_owner(test, &kcq->res, KBUILD_MODNAME, NULL);
+	kvt_expect_owner(test, &ucq->res, NULL, current);
+
+	ksrq = ib_create_srq(kpd, &srq_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ksrq));
+	usrq = ib_create_srq_user(upd, NULL, &srq_attr, &user.udata);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(usrq));
+	kvt_expect_owner(test, &ksrq->res, KBUILD_MODNAME, NULL);
+	kvt_expect_owner(test, &usrq->res, NULL, current);
+
+	qp_attr.send_cq = kcq;
+	qp_attr.recv_cq = kcq;
+	kqp = ib_create_qp(kpd, &qp_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kqp));
+	qp_attr.send_cq = ucq;
+	qp_attr.recv_cq = ucq;
+	uqp = ib_create_qp_user(upd, NULL, &qp_attr, &user.udata);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(uqp));
+	kvt_expect_owner(test, &kqp->res, KBUILD_MODNAME, NULL);
+	kvt_expect_owner(test, &uqp->res, NULL, current);
+
+	kmr = ib_alloc_mr(kpd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kmr));
+	umr = ib_reg_user_mr(upd, NULL, 0x10000, SZ_4K, 0x10000,
+			     IB_ACCESS_LOCAL_WRITE, &user.udata);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(umr));
+	kvt_expect_owner(test, &kmr->res, KBUILD_MODNAME, NULL);
+	kvt_expect_owner(test, &umr->res, NULL, current);
+
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr_user(umr, &user.udata), 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(kmr), 0);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp_user(uqp, &user.udata), 0);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(kqp), 0);
+	KUNIT_EXPECT_EQ(test, ib_destroy_srq_user(usrq, &user.udata), 0);
+	KUNIT_EXPECT_EQ(test, ib_destroy_srq(ksrq), 0);
+	KUNIT_EXPECT_EQ(test, ib_destroy_cq_user(ucq, &user.udata), 0);
+	KUNIT_EXPECT_EQ(test, ib_destroy_cq(kcq), 0);
+	KUNIT_EXPECT_EQ(test, ib_dealloc_pd_user(upd, &user.udata), 0);
+	ib_dealloc_pd(kpd);
+}
+
+/*
+ * The rules of memory regions that belong to one path by nature: a
+ * kernel MR's type and page count, a user MR's access flags and range.
+ */
+static void ib_verbs_mr_checks(struct kunit *test)
+{
+	struct ib_device *dev = &((struct kvt_dev *)test->priv)->ibdev;
+	struct kvt_user user;
+	struct ib_pd *pd;
+	struct ib_mr *mr;
+
+	kvt_user_init(test, &user);
+	pd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_USER, 4)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_SG_GAPS, 4)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 0)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 17)),
+			-EINVAL);
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 16);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	KUNIT_EXPECT_EQ(test, atomic_read(&pd->usecnt), 1);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+
+	/* unknown access bits; remote write without local write; ODP */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, NULL, 0x10000, SZ_4K,
+						     0x10000, 1 << 30,
+						     &user.udata)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, NULL, 0x10000, SZ_4K,
+						     0x10000,
+						     IB_ACCESS_REMOTE_WRITE,
+						     &user.udata)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, NULL, 0x10000, SZ_4K,
+						     0x10000,
+						     IB_ACCESS_ON_DEMAND,
+						     &user.udata)), -EINVAL);
+	/* empty, too long, wrapping; start and address at other offsets */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, NULL, 0x10000, 0,
+						     0x10000, 0,
+						     &user.udata)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, NULL, 0x10000,
+						     SZ_1M + 1, 0x10000, 0,
+						     &user.udata)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, NULL, U64_MAX - 1,
+						     SZ_4K, 0x10ffe, 0,
+						     &user.udata)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, NULL, 0x10008, SZ_4K,
+						     0x10000, 0,
+						     &user.udata)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pd->usecnt), 0);
 	ib_dealloc_pd(pd);
 }
 
@@ -587,6 +1145,12 @@ static void ib_verbs_cq_direct(struct kunit *test)
 static struct kunit_case ib_verbs_test_cases[] = {
 	KUNIT_CASE(ib_verbs_usecnt),
 	KUNIT_CASE(ib_verbs_create_checks),
+	KUNIT_CASE(ib_verbs_create_checks_both_paths),
+	KUNIT_CASE(ib_verbs_cq_comp_vector),
+	KUNIT_CASE(ib_verbs_destroy_op_required),
+	KUNIT_CASE(ib_verbs_special_qps),
+	KUNIT_CASE(ib_verbs_restrack_owner),
+	KUNIT_CASE(ib_verbs_mr_checks),
 	KUNIT_CASE(ib_verbs_modify_qp),
 	KUNIT_CASE(ib_verbs_port_cache),
 	KUNIT_CASE(ib_verbs_events),

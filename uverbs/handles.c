@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The per-file object table: every object a process creates through a
+ * The per-file handle table: every object a process creates through a
  * uverbs file gets a handle (the lowest free number from 0, as upstream),
  * a type that every lookup checks, and a use count that lets commands use
  * an object concurrently while a destroy waits for nobody: a destroy of an
- * object in use fails with -EBUSY.
+ * object in use fails with -EBUSY.  The objects themselves are made and
+ * destroyed by the core (core/verbs.c); this file only names them.
  *
  * A new object is invisible (its handle reserved, lookups fail) until
  * uobj_alloc_commit(), so a command that fails after creating the
@@ -14,6 +15,13 @@
  * newest first, and repeats while it makes progress, so that an object
  * that another one still uses is freed after it; the user context goes
  * last.
+ *
+ * Locking: the handle table (the objects xarray of the file) has its own
+ * lock, lookups run under RCU and take a reference (ref) of the object;
+ * the file's uobj_lock protects its list of committed objects; an
+ * object's usecnt (atomic: readers count up, a destroy holds it at -1)
+ * arbitrates between its users and its destroyer.  The teardown runs
+ * under the file's ctx_mutex, with no command running on the file.
  */
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
