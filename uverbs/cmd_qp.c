@@ -809,59 +809,86 @@ static const struct uverbs_ioa_spec uverbs_qp_destroy_specs[] = {
 		     struct ib_uverbs_destroy_qp_resp, IOA_MANDATORY),
 };
 
+/* The queue a post command rings the doorbell of. */
+enum uverbs_doorbell {
+	UVERBS_DOORBELL_SEND,		/* POST_SEND: a QP's send queue */
+	UVERBS_DOORBELL_RECV,		/* POST_RECV: a QP's receive queue */
+	UVERBS_DOORBELL_SRQ_RECV,	/* POST_SRQ_RECV: an SRQ */
+};
+
 /*
- * The fixed part of the post commands, which all have this layout; work
- * requests and scatter entries follow it.  Only the doorbell form (no
- * work request, no scatter entry) is accepted.
+ * The post commands: only the doorbell form, without work requests or
+ * scatter entries, is accepted.  The three requests have the layout of
+ * POST_SEND's (POST_SRQ_RECV's srq_handle in place of qp_handle), the
+ * three responses that of POST_SEND's, a bad_wr of 0 here.  The driver
+ * processes the queue's ring.
  */
-static int uverbs_post_request(struct uverbs_cmd_ctx *ctx,
-			       struct ib_uverbs_post_send *cmd,
-			       size_t min_wqe_size)
+static int uverbs_post_doorbell(struct uverbs_cmd_ctx *ctx,
+				enum uverbs_doorbell doorbell)
 {
-	if (copy_from_user(cmd, ctx->inbuf, sizeof(*cmd)))
+	const struct ib_device_ops *ops = ctx->ib_dev->ops;
+	struct ib_uverbs_post_send_resp resp = {};
+	const struct ib_send_wr *bad_send_wr = NULL;
+	const struct ib_recv_wr *bad_recv_wr = NULL;
+	const struct uverbs_obj_type *type;
+	struct ib_uverbs_post_send cmd;
+	struct ib_uobject *uobj;
+	size_t wqe_size;
+	int ret;
+
+	static_assert(sizeof(struct ib_uverbs_post_recv_resp) == sizeof(resp));
+	static_assert(sizeof(struct ib_uverbs_post_srq_recv_resp) ==
+		      sizeof(resp));
+
+	wqe_size = doorbell == UVERBS_DOORBELL_SEND ?
+		   sizeof(struct ib_uverbs_send_wr) :
+		   sizeof(struct ib_uverbs_recv_wr);
+	if (copy_from_user(&cmd, ctx->inbuf, sizeof(cmd)))
 		return -EFAULT;
-	if (cmd->wqe_size < min_wqe_size)
+	if (cmd.wqe_size < wqe_size)
 		return -EINVAL;
 	/* work requests in the command: not implemented */
-	if (cmd->wr_count || cmd->sge_count ||
-	    ctx->inlen != sizeof(*cmd))
+	if (cmd.wr_count || cmd.sge_count || ctx->inlen != sizeof(cmd))
 		return -EINVAL;
-	return 0;
+
+	type = doorbell == UVERBS_DOORBELL_SRQ_RECV ? &uverbs_type_srq :
+						      &uverbs_type_qp;
+	uobj = uobj_get_read(type, ctx->ufile, cmd.qp_handle);
+	if (IS_ERR(uobj))
+		return -EINVAL;
+	/* the object's device is the file's */
+	ret = -EOPNOTSUPP;
+	switch (doorbell) {
+	case UVERBS_DOORBELL_SEND:
+		if (ops->post_send)
+			ret = ops->post_send(uobj->object, NULL, &bad_send_wr);
+		break;
+	case UVERBS_DOORBELL_RECV:
+		if (ops->post_recv)
+			ret = ops->post_recv(uobj->object, NULL, &bad_recv_wr);
+		break;
+	case UVERBS_DOORBELL_SRQ_RECV:
+		if (ops->post_srq_recv)
+			ret = ops->post_srq_recv(uobj->object, NULL,
+						 &bad_recv_wr);
+		break;
+	}
+	uobj_put_read(uobj);
+	if (ret)
+		return ret;
+	return uverbs_response(ctx, &resp, sizeof(resp));
 }
 
 /**
  * uverbs_cmd_post_send - POST_SEND: the send doorbell
  * @ctx: the command
  *
- * The driver processes the QP's send queue ring.
- *
  * Return: 0 or a negative errno; -EINVAL for a command carrying work
  * requests.
  */
 int uverbs_cmd_post_send(struct uverbs_cmd_ctx *ctx)
 {
-	struct ib_uverbs_post_send_resp resp = {};
-	const struct ib_send_wr *bad_wr = NULL;
-	struct ib_uverbs_post_send cmd;
-	struct ib_uobject *uobj;
-	struct ib_qp *qp;
-	int ret;
-
-	ret = uverbs_post_request(ctx, &cmd, sizeof(struct ib_uverbs_send_wr));
-	if (ret)
-		return ret;
-	uobj = uobj_get_read(&uverbs_type_qp, ctx->ufile, cmd.qp_handle);
-	if (IS_ERR(uobj))
-		return -EINVAL;
-	qp = uobj->object;
-	if (qp->device->ops->post_send)
-		ret = qp->device->ops->post_send(qp, NULL, &bad_wr);
-	else
-		ret = -EOPNOTSUPP;
-	uobj_put_read(uobj);
-	if (ret)
-		return ret;
-	return uverbs_response(ctx, &resp, sizeof(resp));
+	return uverbs_post_doorbell(ctx, UVERBS_DOORBELL_SEND);
 }
 
 /**
@@ -873,28 +900,7 @@ int uverbs_cmd_post_send(struct uverbs_cmd_ctx *ctx)
  */
 int uverbs_cmd_post_recv(struct uverbs_cmd_ctx *ctx)
 {
-	struct ib_uverbs_post_recv_resp resp = {};
-	const struct ib_recv_wr *bad_wr = NULL;
-	struct ib_uverbs_post_send cmd;
-	struct ib_uobject *uobj;
-	struct ib_qp *qp;
-	int ret;
-
-	ret = uverbs_post_request(ctx, &cmd, sizeof(struct ib_uverbs_recv_wr));
-	if (ret)
-		return ret;
-	uobj = uobj_get_read(&uverbs_type_qp, ctx->ufile, cmd.qp_handle);
-	if (IS_ERR(uobj))
-		return -EINVAL;
-	qp = uobj->object;
-	if (qp->device->ops->post_recv)
-		ret = qp->device->ops->post_recv(qp, NULL, &bad_wr);
-	else
-		ret = -EOPNOTSUPP;
-	uobj_put_read(uobj);
-	if (ret)
-		return ret;
-	return uverbs_response(ctx, &resp, sizeof(resp));
+	return uverbs_post_doorbell(ctx, UVERBS_DOORBELL_RECV);
 }
 
 /**
@@ -906,29 +912,7 @@ int uverbs_cmd_post_recv(struct uverbs_cmd_ctx *ctx)
  */
 int uverbs_cmd_post_srq_recv(struct uverbs_cmd_ctx *ctx)
 {
-	struct ib_uverbs_post_srq_recv_resp resp = {};
-	const struct ib_recv_wr *bad_wr = NULL;
-	struct ib_uverbs_post_send cmd;
-	struct ib_uobject *uobj;
-	struct ib_srq *srq;
-	int ret;
-
-	/* same layout as POST_SEND, srq_handle in place of qp_handle */
-	ret = uverbs_post_request(ctx, &cmd, sizeof(struct ib_uverbs_recv_wr));
-	if (ret)
-		return ret;
-	uobj = uobj_get_read(&uverbs_type_srq, ctx->ufile, cmd.qp_handle);
-	if (IS_ERR(uobj))
-		return -EINVAL;
-	srq = uobj->object;
-	if (srq->device->ops->post_srq_recv)
-		ret = srq->device->ops->post_srq_recv(srq, NULL, &bad_wr);
-	else
-		ret = -EOPNOTSUPP;
-	uobj_put_read(uobj);
-	if (ret)
-		return ret;
-	return uverbs_response(ctx, &resp, sizeof(resp));
+	return uverbs_post_doorbell(ctx, UVERBS_DOORBELL_SRQ_RECV);
 }
 
 /* ------------------------------------------------------------------ */
