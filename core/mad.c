@@ -1472,84 +1472,83 @@ static void ib_mad_local_wc(struct ib_mad_send_wr_private *wr,
 	mp->wc.port_num = priv->agent.port_num;
 }
 
+/*
+ * A directed-route SMP that stays in this node: a local agent's reply back
+ * at its requester, or a request for the device's SMA (process_mad) or a
+ * local agent (an SM).  The send completes (GENERAL_ERR if the SMA could
+ * not be asked) before the MAD, or the SMA's reply, is delivered.
+ */
 static void ib_mad_local_work(struct work_struct *work)
 {
 	struct ib_mad_send_wr_private *wr =
 		container_of(work, struct ib_mad_send_wr_private, local_work);
 	struct ib_mad_agent_private *priv = wr->mad_agent_priv;
 	struct ib_mad_qp_info *qp_info = priv->qp_info;
+	enum ib_wc_status status = IB_WC_GENERAL_ERR;
 	struct ib_mad_private *in, *reply = NULL;
-	struct ib_mad_agent_private *target;
+	/* who gets @in as a request, or NULL */
+	struct ib_mad_agent_private *target = NULL;
+	/* what is delivered as a response, or NULL */
+	struct ib_mad_private *response = NULL;
 	struct ib_smp *smp;
 	int ret;
 
 	in = ib_mad_alloc_priv(GFP_KERNEL);
-	if (!in) {
-		ib_mad_complete_send(wr, IB_WC_GENERAL_ERR);
-		return;
-	}
+	if (!in)
+		goto out;
 	memcpy(in->buf.mad, wr->mad, IB_MGMT_MAD_SIZE);
 	ib_mad_local_wc(wr, in);
 	smp = (struct ib_smp *)in->buf.mad;
 
 	if (smi_is_local_response(smp)) {
 		/* a reply of a local agent, back at the requester */
-		ib_mad_complete_send(wr, IB_WC_SUCCESS);
-		ib_mad_deliver_response(qp_info, in);
-		return;
+		status = IB_WC_SUCCESS;
+		response = in;
+		in = NULL;
+		goto out;
 	}
 
 	reply = ib_mad_alloc_priv(GFP_KERNEL);
-	if (!reply) {
-		kfree(in);
-		ib_mad_complete_send(wr, IB_WC_GENERAL_ERR);
-		return;
-	}
+	if (!reply)
+		goto out;
 	ret = ib_mad_process(qp_info->port, &in->wc, NULL,
 			     (struct ib_mad *)in->buf.mad,
 			     (struct ib_mad *)reply->buf.mad);
-	if (!(ret & IB_MAD_RESULT_SUCCESS)) {
-		kfree(reply);
-		kfree(in);
-		ib_mad_complete_send(wr, IB_WC_GENERAL_ERR);
-		return;
-	}
-	if (ret & IB_MAD_RESULT_CONSUMED) {
-		kfree(reply);
-		kfree(in);
-		ib_mad_complete_send(wr, IB_WC_SUCCESS);
-		return;
-	}
+	if (!(ret & IB_MAD_RESULT_SUCCESS))
+		goto out;
+	status = IB_WC_SUCCESS;
+	if (ret & IB_MAD_RESULT_CONSUMED)
+		goto out;
 	if (!(ret & IB_MAD_RESULT_REPLY)) {
 		/* the SMA declined: a local agent (SM) may want it */
 		target = ib_mad_find_request_agent(qp_info->port,
 						   (struct ib_mad_hdr *)smp);
-		if (target) {
-			kfree(reply);
-			ib_mad_complete_send(wr, IB_WC_SUCCESS);
-			ib_mad_deliver_request(target, in);
-			return;
-		}
+		if (target)
+			goto out;
 		if (!ib_mad_unclaimed_reply((struct ib_mad *)in->buf.mad,
-					    (struct ib_mad *)reply->buf.mad)) {
-			kfree(reply);
-			kfree(in);
-			ib_mad_complete_send(wr, IB_WC_SUCCESS);
-			return;
-		}
+					    (struct ib_mad *)reply->buf.mad))
+			goto out;
 	}
 	/* the reply turns around in this node: hop pointer back to 0 */
-	kfree(in);
 	smp = (struct ib_smp *)reply->buf.mad;
 	smp->status |= IB_SMP_DIRECTION;
 	ib_mad_local_wc(wr, reply);
-	ib_mad_complete_send(wr, IB_WC_SUCCESS);
-	if (smi_ca_outgoing(smp, qp_info->port->port_num) == IB_SMI_DISCARD ||
-	    !smi_is_local_response(smp)) {
-		kfree(reply);
-		return;
+	if (smi_ca_outgoing(smp, qp_info->port->port_num) != IB_SMI_DISCARD &&
+	    smi_is_local_response(smp)) {
+		response = reply;
+		reply = NULL;
 	}
-	ib_mad_deliver_response(qp_info, reply);
+
+out:
+	/* the send may be freed from here on */
+	ib_mad_complete_send(wr, status);
+	kfree(reply);
+	if (target)
+		ib_mad_deliver_request(target, in);
+	else
+		kfree(in);
+	if (response)
+		ib_mad_deliver_response(qp_info, response);
 }
 
 /* ------------------------------------------------------------------ */
