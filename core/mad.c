@@ -57,7 +57,10 @@
  *
  * Diagnostics.  The caller of a refused agent registration or send only
  * gets an errno; which rule refused it is said by a rate-limited dynamic
- * debug message ("module ib_core +p").
+ * debug message ("module ib_core +p").  The tracepoints of mad_trace.h
+ * (system ib_mad, upstream's events) show agents made and unregistered,
+ * sends posted and completed, MADs received, the agents' callbacks and
+ * directed-route SMPs in and out.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -66,6 +69,9 @@
 #include "core_priv.h"
 #include "mad_priv.h"
 #include "smi.h"
+
+#define CREATE_TRACE_POINTS
+#include "mad_trace.h"
 
 static_assert(sizeof(struct ib_mad_hdr) == 24);
 static_assert(sizeof(struct ib_mad) == 256);
@@ -461,6 +467,7 @@ ib_mad_agent_create(struct ib_mad_qp_info *qp_info,
 	}
 	xa_store(&ib_mad_agents, hi_tid, priv, GFP_KERNEL);
 	kfree(spare);
+	trace_ib_mad_create_agent(priv);
 	return &priv->agent;
 
 err_xa:
@@ -561,6 +568,7 @@ void ib_mad_finish_send(struct ib_mad_send_wr_private *wr)
 	};
 
 	wr->tracked = false;
+	trace_ib_mad_send_done_agent(priv);
 	priv->agent.send_handler(&priv->agent, &wc);
 	ib_mad_agent_put(priv);
 }
@@ -655,6 +663,7 @@ static int ib_mad_post_wire(struct ib_mad_send_wr_private *wr)
 
 	spin_lock_irqsave(&qp_info->send_lock, flags);
 	if (qp_info->send_count < IB_MAD_QP_SEND_SIZE) {
+		trace_ib_mad_ib_send_mad(wr);
 		ret = ib_post_send(qp_info->qp, &wr->send_wr.wr, NULL);
 		if (!ret)
 			qp_info->send_count++;
@@ -662,8 +671,10 @@ static int ib_mad_post_wire(struct ib_mad_send_wr_private *wr)
 		list_add_tail(&wr->qp_list, &qp_info->overflow_list);
 	}
 	spin_unlock_irqrestore(&qp_info->send_lock, flags);
-	if (ret)
+	if (ret) {
+		trace_ib_mad_error_handler(wr);
 		ib_mad_unmap_send(wr);
+	}
 	return ret;
 }
 
@@ -886,6 +897,7 @@ static int ib_mad_post_one(struct ib_mad_send_wr_private *wr)
 					   priv->qp_info->qp->qp_num);
 			return -EINVAL;
 		}
+		trace_ib_mad_handle_out_ib_smi(smp);
 		if (smi_ca_outgoing(smp, port_num) == IB_SMI_DISCARD) {
 			ib_mad_dbg_refused(device, port_num, "send",
 					   "directed-route SMP the rules of IBA 14.2.2.2 discard (hop %u of %u)\n",
@@ -996,6 +1008,7 @@ static void ib_mad_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 	int ret = 0;
 
+	trace_ib_mad_send_done_handler(wr, wc);
 	ib_mad_unmap_send(wr);
 
 	spin_lock_irqsave(&qp_info->send_lock, flags);
@@ -1004,6 +1017,7 @@ static void ib_mad_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		next = list_first_entry(&qp_info->overflow_list,
 					struct ib_mad_send_wr_private, qp_list);
 		list_del_init(&next->qp_list);
+		trace_ib_mad_send_done_resend(next);
 		ret = ib_post_send(qp_info->qp, &next->send_wr.wr, NULL);
 		if (!ret)
 			qp_info->send_count++;
@@ -1012,6 +1026,7 @@ static void ib_mad_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ib_mad_complete_send(wr, wc->status);
 	if (next && ret) {
+		trace_ib_mad_error_handler(next);
 		ib_mad_unmap_send(next);
 		ib_mad_complete_send(next, IB_WC_LOC_QP_OP_ERR);
 	}
@@ -1155,6 +1170,7 @@ void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 	struct ib_mad_send_wr_private *wr, *tmp;
 	LIST_HEAD(flushed);
 
+	trace_ib_mad_unregister_agent(priv);
 	xa_erase(&ib_mad_agents, mad_agent->hi_tid);
 	if (priv->reg_req) {
 		spin_lock_irq(&port->reg_lock);
@@ -1299,8 +1315,10 @@ static void ib_mad_deliver_request(struct ib_mad_agent_private *priv,
 		return;
 	}
 	mp = ib_mad_recv_rmpp(priv, mp);
-	if (mp)
+	if (mp) {
+		trace_ib_mad_recv_done_agent(priv);
 		priv->agent.recv_handler(&priv->agent, NULL, &mp->recv_wc);
+	}
 	ib_mad_agent_put(priv);
 }
 
@@ -1379,6 +1397,7 @@ static void ib_mad_deliver_response(struct ib_mad_qp_info *qp_info,
 	    ib_mad_rmpp_active(mp)) {
 		/* user RMPP: the agent sees every segment, ACK, ... */
 		spin_unlock_irqrestore(&priv->lock, flags);
+		trace_ib_mad_recv_done_agent(priv);
 		priv->agent.recv_handler(&priv->agent, NULL, &mp->recv_wc);
 		ib_mad_agent_put(priv);
 		return;
@@ -1394,6 +1413,7 @@ static void ib_mad_deliver_response(struct ib_mad_qp_info *qp_info,
 	list_move_tail(&wr->agent_list, &priv->send_list);
 	spin_unlock_irqrestore(&priv->lock, flags);
 
+	trace_ib_mad_recv_done_agent(priv);
 	priv->agent.recv_handler(&priv->agent, &wr->send_buf, &mp->recv_wc);
 
 	spin_lock_irqsave(&priv->lock, flags);
@@ -1577,10 +1597,13 @@ static void ib_mad_handle_recv(struct ib_mad_qp_info *qp_info,
 		goto drop;
 	if (ib_mad_redirect_recv(qp_info, mp))
 		goto drop;
-	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE &&
-	    smi_ca_incoming((struct ib_smp *)hdr, port->port_num,
-			    port->device->phys_port_cnt) == IB_SMI_DISCARD)
-		goto drop;
+	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
+		trace_ib_mad_handle_ib_smi((struct ib_smp *)hdr);
+		if (smi_ca_incoming((struct ib_smp *)hdr, port->port_num,
+				    port->device->phys_port_cnt) ==
+		    IB_SMI_DISCARD)
+			goto drop;
+	}
 
 	out = kzalloc(sizeof(*out), GFP_KERNEL);
 	if (!out)
@@ -1766,6 +1789,8 @@ static void ib_mad_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	port->busy++;
 	qp_info->busy++;
 	spin_unlock_irqrestore(&port->reg_lock, flags);
+	trace_ib_mad_recv_done_handler(qp_info, wc,
+				       (const struct ib_mad_hdr *)mp->buf.mad);
 
 	/* replace the buffer before looking at the MAD */
 	fresh = ib_mad_alloc_priv(GFP_KERNEL);
