@@ -46,6 +46,21 @@
  * Lifetimes.  An agent is referenced by its registration, by every send it
  * tracks and by every callback in progress; ib_unregister_mad_agent()
  * flushes its sends and waits for all of these.
+ *
+ * Locking (the locks are described with their structures in mad_priv.h):
+ * a port's reg_lock guards its method tables, its redirect table and the
+ * counts of receives in progress, its redirect_mutex serialises the
+ * making and ending of redirects; an agent's lock its sends' lists and
+ * states; a QP's send_lock and recv_lock its posted sends and receive
+ * buffers; the xarray of agents by hi_tid has its own lock.  No callback
+ * of an agent runs under any of them.
+ *
+ * Diagnostics.  The caller of a refused agent registration or send only
+ * gets an errno; which rule refused it is said by a rate-limited dynamic
+ * debug message ("module ib_core +p").  The tracepoints of mad_trace.h
+ * (system ib_mad, upstream's events) show agents made and unregistered,
+ * sends posted and completed, MADs received, the agents' callbacks and
+ * directed-route SMPs in and out.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -54,6 +69,9 @@
 #include "core_priv.h"
 #include "mad_priv.h"
 #include "smi.h"
+
+#define CREATE_TRACE_POINTS
+#include "mad_trace.h"
 
 static_assert(sizeof(struct ib_mad_hdr) == 24);
 static_assert(sizeof(struct ib_mad) == 256);
@@ -205,7 +223,18 @@ ib_mad_find_table(struct ib_mad_port *port, u8 mgmt_class, u8 version,
 	return NULL;
 }
 
-static int ib_mad_check_reg(enum ib_qp_type qp_type,
+/*
+ * Why the MAD layer refuses an agent or a send, for dynamic debug (the
+ * caller gets an errno and nothing else): rate-limited, since userspace
+ * (ib_umad) can provoke them at will.
+ */
+#define ib_mad_dbg_refused(device, port_num, what, fmt, ...)		\
+	dev_dbg_ratelimited(&(device)->dev, "MAD: port %u: %s refused: " fmt, \
+			    port_num, what, ##__VA_ARGS__)
+
+/* The rules of ib_register_mad_agent()'s arguments; -EINVAL if broken. */
+static int ib_mad_check_reg(struct ib_device *device, u32 port_num,
+			    enum ib_qp_type qp_type,
 			    const struct ib_mad_reg_req *req, u8 rmpp_version,
 			    ib_mad_send_handler send_handler,
 			    ib_mad_recv_handler recv_handler, u32 flags)
@@ -213,43 +242,93 @@ static int ib_mad_check_reg(enum ib_qp_type qp_type,
 	static const u8 zero_oui[3];
 	bool smp, qp0;
 
-	if (qp_type != IB_QPT_SMI && qp_type != IB_QPT_GSI)
+	if (qp_type != IB_QPT_SMI && qp_type != IB_QPT_GSI) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "QP type %d is neither QP0 (SMI) nor QP1 (GSI)\n",
+				   qp_type);
 		return -EINVAL;
-	if (rmpp_version && rmpp_version != IB_MGMT_RMPP_VERSION)
+	}
+	if (rmpp_version && rmpp_version != IB_MGMT_RMPP_VERSION) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "RMPP version %u, only %u exists\n",
+				   rmpp_version, IB_MGMT_RMPP_VERSION);
 		return -EINVAL;
-	if (flags & ~IB_MAD_USER_RMPP)
+	}
+	if (flags & ~IB_MAD_USER_RMPP) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "unknown registration flags 0x%x\n",
+				   flags & ~IB_MAD_USER_RMPP);
 		return -EINVAL;
+	}
 	if (!req) {
 		/* a send-only agent */
-		if (!send_handler || (flags & IB_MAD_USER_RMPP))
+		if (!send_handler) {
+			ib_mad_dbg_refused(device, port_num, "agent",
+					   "a send-only agent without a send handler\n");
 			return -EINVAL;
+		}
+		if (flags & IB_MAD_USER_RMPP) {
+			ib_mad_dbg_refused(device, port_num, "agent",
+					   "user RMPP for a send-only agent\n");
+			return -EINVAL;
+		}
 		return 0;
 	}
-	if (req->mgmt_class_version >= IB_MAD_MAX_CLASS_VERSION ||
-	    !recv_handler)
+	if (req->mgmt_class_version >= IB_MAD_MAX_CLASS_VERSION) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "class 0x%02x version %u, above %u\n",
+				   req->mgmt_class, req->mgmt_class_version,
+				   IB_MAD_MAX_CLASS_VERSION - 1);
 		return -EINVAL;
+	}
+	if (!recv_handler) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "class 0x%02x requests without a receive handler\n",
+				   req->mgmt_class);
+		return -EINVAL;
+	}
 	/* class 0 is reserved; above the table only DR SMPs */
 	if (req->mgmt_class == 0 ||
 	    (req->mgmt_class >= IB_MAD_MAX_CLASS &&
-	     req->mgmt_class != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE))
+	     req->mgmt_class != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "class 0x%02x is reserved\n",
+				   req->mgmt_class);
 		return -EINVAL;
+	}
 	if (ib_mad_is_vendor2(req->mgmt_class) &&
-	    !memcmp(req->oui, zero_oui, sizeof(zero_oui)))
+	    !memcmp(req->oui, zero_oui, sizeof(zero_oui))) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "vendor class 0x%02x without an OUI\n",
+				   req->mgmt_class);
 		return -EINVAL;
-	if (rmpp_version && !ib_is_mad_class_rmpp(req->mgmt_class))
+	}
+	if (rmpp_version && !ib_is_mad_class_rmpp(req->mgmt_class)) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "RMPP for class 0x%02x, which has none\n",
+				   req->mgmt_class);
 		return -EINVAL;
+	}
 	smp = req->mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
 	      req->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
 	qp0 = qp_type == IB_QPT_SMI;
-	if (smp != qp0)
+	if (smp != qp0) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "class 0x%02x on QP%d: SMPs go on QP0, other classes on QP1\n",
+				   req->mgmt_class, qp0 ? 0 : 1);
 		return -EINVAL;
+	}
 	return 0;
 }
 
-/* Claim the methods of @priv's request; -EINVAL if one is taken. */
+/*
+ * Claim the methods of @priv's request; -EINVAL if one is taken, with
+ * that method in @taken.
+ */
 static int ib_mad_add_reg(struct ib_mad_port *port,
 			  struct ib_mad_agent_private *priv,
-			  struct ib_mad_method_table *spare)
+			  struct ib_mad_method_table *spare,
+			  unsigned int *taken)
 {
 	struct ib_mad_reg_req *req = priv->reg_req;
 	struct ib_mad_method_table *t;
@@ -258,9 +337,12 @@ static int ib_mad_add_reg(struct ib_mad_port *port,
 	t = ib_mad_find_table(port, req->mgmt_class, req->mgmt_class_version,
 			      req->oui);
 	if (t) {
-		for_each_set_bit(m, req->method_mask, IB_MGMT_MAX_METHODS)
-			if (t->agent[m])
+		for_each_set_bit(m, req->method_mask, IB_MGMT_MAX_METHODS) {
+			if (t->agent[m]) {
+				*taken = m;
 				return -EINVAL;
+			}
+		}
 	} else {
 		t = spare;
 		t->mgmt_class = req->mgmt_class;
@@ -318,6 +400,7 @@ ib_mad_agent_create(struct ib_mad_qp_info *qp_info,
 	u32 port_num = port->port_num;
 	struct ib_mad_method_table *spare = NULL;
 	struct ib_mad_agent_private *priv;
+	unsigned int taken;
 	u32 hi_tid;
 	int ret;
 
@@ -347,8 +430,11 @@ ib_mad_agent_create(struct ib_mad_qp_info *qp_info,
 	ret = ib_mad_agent_security_setup(&priv->agent,
 					  qp_info->qp->qp_type == IB_QPT_SMI ?
 					  IB_QPT_SMI : IB_QPT_GSI);
-	if (ret)
+	if (ret) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "the security module says %d\n", ret);
 		goto err_free;
+	}
 	spin_lock_init(&priv->lock);
 	INIT_LIST_HEAD(&priv->send_list);
 	INIT_LIST_HEAD(&priv->wait_list);
@@ -367,15 +453,21 @@ ib_mad_agent_create(struct ib_mad_qp_info *qp_info,
 
 	if (mad_reg_req) {
 		spin_lock_irq(&port->reg_lock);
-		ret = ib_mad_add_reg(port, priv, spare);
+		ret = ib_mad_add_reg(port, priv, spare, &taken);
 		if (!ret && !list_empty(&spare->list))
 			spare = NULL;	/* now on the class list */
 		spin_unlock_irq(&port->reg_lock);
-		if (ret)
+		if (ret) {
+			ib_mad_dbg_refused(device, port_num, "agent",
+					   "method 0x%02x of class 0x%02x version %u is another agent's\n",
+					   taken, mad_reg_req->mgmt_class,
+					   mad_reg_req->mgmt_class_version);
 			goto err_xa;
+		}
 	}
 	xa_store(&ib_mad_agents, hi_tid, priv, GFP_KERNEL);
 	kfree(spare);
+	trace_ib_mad_create_agent(priv);
 	return &priv->agent;
 
 err_xa:
@@ -426,17 +518,25 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 	struct ib_mad_port *port;
 	int ret;
 
-	ret = ib_mad_check_reg(qp_type, mad_reg_req, rmpp_version,
-			       send_handler, recv_handler, registration_flags);
+	ret = ib_mad_check_reg(device, port_num, qp_type, mad_reg_req,
+			       rmpp_version, send_handler, recv_handler,
+			       registration_flags);
 	if (ret)
 		return ERR_PTR(ret);
 	port = ib_mad_port_get(device, port_num);
-	if (!port)
+	if (!port) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "the port has no MAD layer\n");
 		return ERR_PTR(-ENODEV);
+	}
 	qp_info = &port->qp_info[qp_type == IB_QPT_SMI ? IB_MAD_QP0 :
 				 IB_MAD_QP1];
-	if (!qp_info->qp)
+	if (!qp_info->qp) {
+		ib_mad_dbg_refused(device, port_num, "agent",
+				   "the port has no QP%d\n",
+				   qp_type == IB_QPT_SMI ? 0 : 1);
 		return ERR_PTR(-EPROTONOSUPPORT);
+	}
 	return ib_mad_agent_create(qp_info, mad_reg_req, rmpp_version,
 				   send_handler, recv_handler, context,
 				   registration_flags);
@@ -468,6 +568,7 @@ void ib_mad_finish_send(struct ib_mad_send_wr_private *wr)
 	};
 
 	wr->tracked = false;
+	trace_ib_mad_send_done_agent(priv);
 	priv->agent.send_handler(&priv->agent, &wc);
 	ib_mad_agent_put(priv);
 }
@@ -562,6 +663,7 @@ static int ib_mad_post_wire(struct ib_mad_send_wr_private *wr)
 
 	spin_lock_irqsave(&qp_info->send_lock, flags);
 	if (qp_info->send_count < IB_MAD_QP_SEND_SIZE) {
+		trace_ib_mad_ib_send_mad(wr);
 		ret = ib_post_send(qp_info->qp, &wr->send_wr.wr, NULL);
 		if (!ret)
 			qp_info->send_count++;
@@ -569,8 +671,10 @@ static int ib_mad_post_wire(struct ib_mad_send_wr_private *wr)
 		list_add_tail(&wr->qp_list, &qp_info->overflow_list);
 	}
 	spin_unlock_irqrestore(&qp_info->send_lock, flags);
-	if (ret)
+	if (ret) {
+		trace_ib_mad_error_handler(wr);
 		ib_mad_unmap_send(wr);
+	}
 	return ret;
 }
 
@@ -626,18 +730,39 @@ struct ib_mad_send_buf *ib_create_send_mad(struct ib_mad_agent *mad_agent,
 {
 	struct ib_mad_agent_private *priv =
 		container_of(mad_agent, struct ib_mad_agent_private, agent);
+	struct ib_device *device = mad_agent->device;
+	u32 port_num = mad_agent->port_num;
 	struct ib_mad_send_wr_private *wr;
 	int ret;
 
-	if (base_version != IB_MGMT_BASE_VERSION || hdr_len < 0 ||
-	    data_len < 0 || hdr_len > IB_MGMT_MAD_SIZE)
+	if (base_version != IB_MGMT_BASE_VERSION) {
+		ib_mad_dbg_refused(device, port_num, "send",
+				   "base version %u\n", base_version);
 		return ERR_PTR(-EINVAL);
+	}
+	if (hdr_len < 0 || data_len < 0 || hdr_len > IB_MGMT_MAD_SIZE) {
+		ib_mad_dbg_refused(device, port_num, "send",
+				   "%d bytes of header, %d of data\n",
+				   hdr_len, data_len);
+		return ERR_PTR(-EINVAL);
+	}
 	if (rmpp_active) {
-		/* every segment needs room for data after the header */
-		if (!ib_mad_kernel_rmpp_agent(mad_agent) ||
-		    hdr_len < IB_MGMT_RMPP_HDR || hdr_len >= IB_MGMT_MAD_SIZE)
+		if (!ib_mad_kernel_rmpp_agent(mad_agent)) {
+			ib_mad_dbg_refused(device, port_num, "send",
+					   "RMPP by an agent without kernel RMPP\n");
 			return ERR_PTR(-EINVAL);
+		}
+		/* every segment needs room for data after the header */
+		if (hdr_len < IB_MGMT_RMPP_HDR || hdr_len >= IB_MGMT_MAD_SIZE) {
+			ib_mad_dbg_refused(device, port_num, "send",
+					   "RMPP with %d bytes of header\n",
+					   hdr_len);
+			return ERR_PTR(-EINVAL);
+		}
 	} else if (data_len > IB_MGMT_MAD_SIZE - hdr_len) {
+		ib_mad_dbg_refused(device, port_num, "send",
+				   "%d bytes of header and %d of data exceed a MAD\n",
+				   hdr_len, data_len);
 		return ERR_PTR(-EINVAL);
 	}
 
@@ -723,25 +848,62 @@ static int ib_mad_post_one(struct ib_mad_send_wr_private *wr)
 	struct ib_mad_hdr *hdr = (struct ib_mad_hdr *)wr->mad;
 	struct ib_smp *smp = (struct ib_smp *)wr->mad;
 	struct ib_mad_send_buf *buf = &wr->send_buf;
+	struct ib_device *device = priv->agent.device;
+	u32 port_num = priv->agent.port_num;
 	struct rdma_ah_attr ah_attr;
 	bool local = false;
 	unsigned long flags;
 	int ret;
 
-	if (wr->tracked || !buf->ah || !priv->agent.send_handler ||
-	    buf->timeout_ms < 0 || buf->retries < 0)
+	if (wr->tracked) {
+		ib_mad_dbg_refused(device, port_num, "send",
+				   "TID 0x%llx is posted already\n",
+				   be64_to_cpu(hdr->tid));
 		return -EINVAL;
-	if (buf->timeout_ms && !priv->agent.recv_handler)
+	}
+	if (!buf->ah || !priv->agent.send_handler) {
+		ib_mad_dbg_refused(device, port_num, "send",
+				   "TID 0x%llx without %s\n",
+				   be64_to_cpu(hdr->tid),
+				   buf->ah ? "a send handler" :
+					     "an address handle");
 		return -EINVAL;
+	}
+	if (buf->timeout_ms < 0 || buf->retries < 0) {
+		ib_mad_dbg_refused(device, port_num, "send",
+				   "TID 0x%llx with timeout %d ms, %d retries\n",
+				   be64_to_cpu(hdr->tid), buf->timeout_ms,
+				   buf->retries);
+		return -EINVAL;
+	}
+	if (buf->timeout_ms && !priv->agent.recv_handler) {
+		ib_mad_dbg_refused(device, port_num, "send",
+				   "TID 0x%llx waits for a response the agent cannot receive\n",
+				   be64_to_cpu(hdr->tid));
+		return -EINVAL;
+	}
 	ret = ib_mad_enforce_security(&priv->agent, wr->send_wr.pkey_index);
-	if (ret)
+	if (ret) {
+		ib_mad_dbg_refused(device, port_num, "send",
+				   "TID 0x%llx with P_Key index %u: the security module says %d\n",
+				   be64_to_cpu(hdr->tid),
+				   wr->send_wr.pkey_index, ret);
 		return ret;
+	}
 	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
-		if (priv->qp_info->qp->qp_num != 0)
+		if (priv->qp_info->qp->qp_num != 0) {
+			ib_mad_dbg_refused(device, port_num, "send",
+					   "directed-route SMP on QP%u\n",
+					   priv->qp_info->qp->qp_num);
 			return -EINVAL;
-		if (smi_ca_outgoing(smp, priv->agent.port_num) ==
-		    IB_SMI_DISCARD)
+		}
+		trace_ib_mad_handle_out_ib_smi(smp);
+		if (smi_ca_outgoing(smp, port_num) == IB_SMI_DISCARD) {
+			ib_mad_dbg_refused(device, port_num, "send",
+					   "directed-route SMP the rules of IBA 14.2.2.2 discard (hop %u of %u)\n",
+					   smp->hop_ptr, smp->hop_cnt);
 			return -EINVAL;
+		}
 		local = smi_is_local_request(smp) ||
 			smi_is_local_response(smp);
 	}
@@ -768,6 +930,9 @@ static int ib_mad_post_one(struct ib_mad_send_wr_private *wr)
 	spin_lock_irqsave(&priv->lock, flags);
 	if (priv->dead) {
 		spin_unlock_irqrestore(&priv->lock, flags);
+		ib_mad_dbg_refused(device, port_num, "send",
+				   "TID 0x%llx: the agent is unregistering\n",
+				   be64_to_cpu(hdr->tid));
 		return -ESHUTDOWN;
 	}
 	refcount_inc(&priv->refcount);
@@ -843,6 +1008,7 @@ static void ib_mad_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 	int ret = 0;
 
+	trace_ib_mad_send_done_handler(wr, wc);
 	ib_mad_unmap_send(wr);
 
 	spin_lock_irqsave(&qp_info->send_lock, flags);
@@ -851,6 +1017,7 @@ static void ib_mad_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		next = list_first_entry(&qp_info->overflow_list,
 					struct ib_mad_send_wr_private, qp_list);
 		list_del_init(&next->qp_list);
+		trace_ib_mad_send_done_resend(next);
 		ret = ib_post_send(qp_info->qp, &next->send_wr.wr, NULL);
 		if (!ret)
 			qp_info->send_count++;
@@ -859,6 +1026,7 @@ static void ib_mad_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ib_mad_complete_send(wr, wc->status);
 	if (next && ret) {
+		trace_ib_mad_error_handler(next);
 		ib_mad_unmap_send(next);
 		ib_mad_complete_send(next, IB_WC_LOC_QP_OP_ERR);
 	}
@@ -1002,6 +1170,7 @@ void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 	struct ib_mad_send_wr_private *wr, *tmp;
 	LIST_HEAD(flushed);
 
+	trace_ib_mad_unregister_agent(priv);
 	xa_erase(&ib_mad_agents, mad_agent->hi_tid);
 	if (priv->reg_req) {
 		spin_lock_irq(&port->reg_lock);
@@ -1146,8 +1315,10 @@ static void ib_mad_deliver_request(struct ib_mad_agent_private *priv,
 		return;
 	}
 	mp = ib_mad_recv_rmpp(priv, mp);
-	if (mp)
+	if (mp) {
+		trace_ib_mad_recv_done_agent(priv);
 		priv->agent.recv_handler(&priv->agent, NULL, &mp->recv_wc);
+	}
 	ib_mad_agent_put(priv);
 }
 
@@ -1226,6 +1397,7 @@ static void ib_mad_deliver_response(struct ib_mad_qp_info *qp_info,
 	    ib_mad_rmpp_active(mp)) {
 		/* user RMPP: the agent sees every segment, ACK, ... */
 		spin_unlock_irqrestore(&priv->lock, flags);
+		trace_ib_mad_recv_done_agent(priv);
 		priv->agent.recv_handler(&priv->agent, NULL, &mp->recv_wc);
 		ib_mad_agent_put(priv);
 		return;
@@ -1241,6 +1413,7 @@ static void ib_mad_deliver_response(struct ib_mad_qp_info *qp_info,
 	list_move_tail(&wr->agent_list, &priv->send_list);
 	spin_unlock_irqrestore(&priv->lock, flags);
 
+	trace_ib_mad_recv_done_agent(priv);
 	priv->agent.recv_handler(&priv->agent, &wr->send_buf, &mp->recv_wc);
 
 	spin_lock_irqsave(&priv->lock, flags);
@@ -1424,10 +1597,13 @@ static void ib_mad_handle_recv(struct ib_mad_qp_info *qp_info,
 		goto drop;
 	if (ib_mad_redirect_recv(qp_info, mp))
 		goto drop;
-	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE &&
-	    smi_ca_incoming((struct ib_smp *)hdr, port->port_num,
-			    port->device->phys_port_cnt) == IB_SMI_DISCARD)
-		goto drop;
+	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
+		trace_ib_mad_handle_ib_smi((struct ib_smp *)hdr);
+		if (smi_ca_incoming((struct ib_smp *)hdr, port->port_num,
+				    port->device->phys_port_cnt) ==
+		    IB_SMI_DISCARD)
+			goto drop;
+	}
 
 	out = kzalloc(sizeof(*out), GFP_KERNEL);
 	if (!out)
@@ -1472,84 +1648,83 @@ static void ib_mad_local_wc(struct ib_mad_send_wr_private *wr,
 	mp->wc.port_num = priv->agent.port_num;
 }
 
+/*
+ * A directed-route SMP that stays in this node: a local agent's reply back
+ * at its requester, or a request for the device's SMA (process_mad) or a
+ * local agent (an SM).  The send completes (GENERAL_ERR if the SMA could
+ * not be asked) before the MAD, or the SMA's reply, is delivered.
+ */
 static void ib_mad_local_work(struct work_struct *work)
 {
 	struct ib_mad_send_wr_private *wr =
 		container_of(work, struct ib_mad_send_wr_private, local_work);
 	struct ib_mad_agent_private *priv = wr->mad_agent_priv;
 	struct ib_mad_qp_info *qp_info = priv->qp_info;
+	enum ib_wc_status status = IB_WC_GENERAL_ERR;
 	struct ib_mad_private *in, *reply = NULL;
-	struct ib_mad_agent_private *target;
+	/* who gets @in as a request, or NULL */
+	struct ib_mad_agent_private *target = NULL;
+	/* what is delivered as a response, or NULL */
+	struct ib_mad_private *response = NULL;
 	struct ib_smp *smp;
 	int ret;
 
 	in = ib_mad_alloc_priv(GFP_KERNEL);
-	if (!in) {
-		ib_mad_complete_send(wr, IB_WC_GENERAL_ERR);
-		return;
-	}
+	if (!in)
+		goto out;
 	memcpy(in->buf.mad, wr->mad, IB_MGMT_MAD_SIZE);
 	ib_mad_local_wc(wr, in);
 	smp = (struct ib_smp *)in->buf.mad;
 
 	if (smi_is_local_response(smp)) {
 		/* a reply of a local agent, back at the requester */
-		ib_mad_complete_send(wr, IB_WC_SUCCESS);
-		ib_mad_deliver_response(qp_info, in);
-		return;
+		status = IB_WC_SUCCESS;
+		response = in;
+		in = NULL;
+		goto out;
 	}
 
 	reply = ib_mad_alloc_priv(GFP_KERNEL);
-	if (!reply) {
-		kfree(in);
-		ib_mad_complete_send(wr, IB_WC_GENERAL_ERR);
-		return;
-	}
+	if (!reply)
+		goto out;
 	ret = ib_mad_process(qp_info->port, &in->wc, NULL,
 			     (struct ib_mad *)in->buf.mad,
 			     (struct ib_mad *)reply->buf.mad);
-	if (!(ret & IB_MAD_RESULT_SUCCESS)) {
-		kfree(reply);
-		kfree(in);
-		ib_mad_complete_send(wr, IB_WC_GENERAL_ERR);
-		return;
-	}
-	if (ret & IB_MAD_RESULT_CONSUMED) {
-		kfree(reply);
-		kfree(in);
-		ib_mad_complete_send(wr, IB_WC_SUCCESS);
-		return;
-	}
+	if (!(ret & IB_MAD_RESULT_SUCCESS))
+		goto out;
+	status = IB_WC_SUCCESS;
+	if (ret & IB_MAD_RESULT_CONSUMED)
+		goto out;
 	if (!(ret & IB_MAD_RESULT_REPLY)) {
 		/* the SMA declined: a local agent (SM) may want it */
 		target = ib_mad_find_request_agent(qp_info->port,
 						   (struct ib_mad_hdr *)smp);
-		if (target) {
-			kfree(reply);
-			ib_mad_complete_send(wr, IB_WC_SUCCESS);
-			ib_mad_deliver_request(target, in);
-			return;
-		}
+		if (target)
+			goto out;
 		if (!ib_mad_unclaimed_reply((struct ib_mad *)in->buf.mad,
-					    (struct ib_mad *)reply->buf.mad)) {
-			kfree(reply);
-			kfree(in);
-			ib_mad_complete_send(wr, IB_WC_SUCCESS);
-			return;
-		}
+					    (struct ib_mad *)reply->buf.mad))
+			goto out;
 	}
 	/* the reply turns around in this node: hop pointer back to 0 */
-	kfree(in);
 	smp = (struct ib_smp *)reply->buf.mad;
 	smp->status |= IB_SMP_DIRECTION;
 	ib_mad_local_wc(wr, reply);
-	ib_mad_complete_send(wr, IB_WC_SUCCESS);
-	if (smi_ca_outgoing(smp, qp_info->port->port_num) == IB_SMI_DISCARD ||
-	    !smi_is_local_response(smp)) {
-		kfree(reply);
-		return;
+	if (smi_ca_outgoing(smp, qp_info->port->port_num) != IB_SMI_DISCARD &&
+	    smi_is_local_response(smp)) {
+		response = reply;
+		reply = NULL;
 	}
-	ib_mad_deliver_response(qp_info, reply);
+
+out:
+	/* the send may be freed from here on */
+	ib_mad_complete_send(wr, status);
+	kfree(reply);
+	if (target)
+		ib_mad_deliver_request(target, in);
+	else
+		kfree(in);
+	if (response)
+		ib_mad_deliver_response(qp_info, response);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1614,6 +1789,8 @@ static void ib_mad_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	port->busy++;
 	qp_info->busy++;
 	spin_unlock_irqrestore(&port->reg_lock, flags);
+	trace_ib_mad_recv_done_handler(qp_info, wc,
+				       (const struct ib_mad_hdr *)mp->buf.mad);
 
 	/* replace the buffer before looking at the MAD */
 	fresh = ib_mad_alloc_priv(GFP_KERNEL);

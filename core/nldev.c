@@ -10,6 +10,18 @@
  * adds the ACK or the error.  Dumps put one device (or one port) per
  * message, and for resources as many objects of one device as fit, and
  * remember in the netlink_callback where to go on.
+ *
+ * A request that is malformed, names no device or port where its command
+ * needs one, or one that does not exist, fails with -EINVAL and an
+ * extended ACK message saying why (iproute2's "rdma" prints it after
+ * "Error:"); the doit commands share nldev_doit() for this and for their
+ * reply.
+ *
+ * Locking: none of its own.  netlink.c runs the callbacks under the
+ * client's rw_semaphore; a request holds the device it names
+ * (ib_device_get_by_index()) until it is answered, a dump one device at
+ * a time (ib_device_get_next()); the privileged Q_Key mode is a byte
+ * read and written with READ_ONCE()/WRITE_ONCE().
  */
 #include <linux/types.h>
 #include <linux/kdev_t.h>
@@ -137,22 +149,20 @@ static const struct nla_policy nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_RES_SUBTYPE]		= { .type = NLA_NUL_STRING },
 };
 
-/* The attributes of a request; any malformed one fails it with -EINVAL. */
+/*
+ * The attributes of a request; any malformed one fails it with -EINVAL.
+ * The parser says what was wrong with most; the rest get a message here.
+ */
 static int nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb,
 		       struct netlink_ext_ack *extack)
 {
 	if (nlmsg_parse_deprecated(nlh, 0, tb, RDMA_NLDEV_ATTR_MAX - 1,
-				   nldev_policy, extack))
+				   nldev_policy, extack)) {
+		if (extack && !extack->_msg)
+			NL_SET_ERR_MSG_MOD(extack, "malformed attributes");
 		return -EINVAL;
+	}
 	return 0;
-}
-
-/* The device a request names with DEV_INDEX, held; NULL if none. */
-static struct ib_device *nldev_get_device(struct nlattr **tb)
-{
-	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX])
-		return NULL;
-	return ib_device_get_by_index(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
 }
 
 /*
@@ -175,6 +185,133 @@ static int nldev_reply(struct sk_buff *req_skb, struct sk_buff *msg,
 	nlmsg_end(msg, nlh);
 	return rdma_nl_unicast(sock_net(req_skb->sk), msg,
 			       NETLINK_CB(req_skb).portid);
+}
+
+/* What a request must or may name, for nldev_request_get(). */
+enum nldev_request_names {
+	NLDEV_NEEDS_DEVICE	= BIT(0),	/* DEV_INDEX is required */
+	NLDEV_MAY_NAME_DEVICE	= BIT(1),	/* DEV_INDEX is optional */
+	NLDEV_NEEDS_PORT	= BIT(2),	/* PORT_INDEX is required */
+	NLDEV_MAY_NAME_PORT	= BIT(3),	/* PORT_INDEX is optional */
+};
+
+/**
+ * struct nldev_request - a request, parsed, with what it names
+ * @tb: its attributes
+ * @device: the device DEV_INDEX names, held; NULL if it names none (or
+ *	its command does not look at it)
+ * @port: the port PORT_INDEX names, a port of @device; 0 if none
+ * @extack: where to say what is wrong with the request
+ */
+struct nldev_request {
+	struct nlattr		*tb[RDMA_NLDEV_ATTR_MAX];
+	struct ib_device	*device;
+	u32			port;
+	struct netlink_ext_ack	*extack;
+};
+
+/*
+ * Parse @nlh into @req and look up the device and port it names, as
+ * @names (enum nldev_request_names) asks: a PORT_INDEX is only taken with
+ * a DEV_INDEX.  Return: 0, with the device held until
+ * nldev_request_put(), or -EINVAL with a message saying why.
+ */
+static int nldev_request_get(struct nldev_request *req,
+			     const struct nlmsghdr *nlh, unsigned int names)
+{
+	struct netlink_ext_ack *extack = req->extack;
+	struct nlattr *dev_attr, *port_attr;
+	int ret;
+
+	req->device = NULL;
+	req->port = 0;
+	ret = nldev_parse(nlh, req->tb, extack);
+	if (ret)
+		return ret;
+	dev_attr = req->tb[RDMA_NLDEV_ATTR_DEV_INDEX];
+	port_attr = req->tb[RDMA_NLDEV_ATTR_PORT_INDEX];
+	if (!(names & (NLDEV_NEEDS_PORT | NLDEV_MAY_NAME_PORT)))
+		port_attr = NULL;	/* the command does not look at it */
+
+	if ((names & NLDEV_NEEDS_PORT) && !port_attr) {
+		NL_SET_ERR_MSG_MOD(extack, "no PORT_INDEX: the command needs a port");
+		return -EINVAL;
+	}
+	if (!(names & (NLDEV_NEEDS_DEVICE | NLDEV_MAY_NAME_DEVICE)))
+		return 0;
+	if (!dev_attr) {
+		if (names & NLDEV_NEEDS_DEVICE) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "no DEV_INDEX: the command needs a device");
+			return -EINVAL;
+		}
+		if (port_attr) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "PORT_INDEX without DEV_INDEX: a port of which device?");
+			NL_SET_BAD_ATTR(extack, port_attr);
+			return -EINVAL;
+		}
+		return 0;
+	}
+
+	req->device = ib_device_get_by_index(nla_get_u32(dev_attr));
+	if (!req->device) {
+		NL_SET_ERR_MSG_MOD(extack, "no device has this DEV_INDEX");
+		NL_SET_BAD_ATTR(extack, dev_attr);
+		return -EINVAL;
+	}
+	if (!port_attr)
+		return 0;
+	req->port = nla_get_u32(port_attr);
+	if (!rdma_is_port_valid(req->device, req->port)) {
+		NL_SET_ERR_MSG_MOD(extack, "the device has no port of this PORT_INDEX");
+		NL_SET_BAD_ATTR(extack, port_attr);
+		ib_device_put(req->device);
+		req->device = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void nldev_request_put(struct nldev_request *req)
+{
+	if (req->device)
+		ib_device_put(req->device);
+}
+
+/*
+ * A doit command: parse the request, look up what it names (@names, see
+ * nldev_request_get()), and answer with one message that @fill fills in
+ * after its header.
+ */
+static int nldev_doit(struct sk_buff *skb, const struct nlmsghdr *nlh,
+		      struct netlink_ext_ack *extack, unsigned int names,
+		      int (*fill)(struct sk_buff *msg,
+				  const struct nldev_request *req))
+{
+	struct nldev_request req = { .extack = extack };
+	struct nlmsghdr *rnlh;
+	struct sk_buff *msg;
+	int ret;
+
+	ret = nldev_request_get(&req, nlh, names);
+	if (ret)
+		return ret;
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	rnlh = nldev_put_hdr(msg, NETLINK_CB(skb).portid, nlh, 0);
+	ret = rnlh ? fill(msg, &req) : -EMSGSIZE;
+	if (ret)
+		nlmsg_free(msg);
+	else
+		ret = nldev_reply(skb, msg, rnlh);
+out_put:
+	nldev_request_put(&req);
+	return ret;
 }
 
 static int nldev_put_handle(struct sk_buff *msg, struct ib_device *device)
@@ -275,44 +412,16 @@ static int nldev_put_port(struct sk_buff *msg, struct ib_device *device,
 	return 0;
 }
 
+static int nldev_fill_dev(struct sk_buff *msg, const struct nldev_request *req)
+{
+	return nldev_put_dev(msg, req->device);
+}
+
 /* RDMA_NLDEV_CMD_GET with DEV_INDEX: that device. */
 static int nldev_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			  struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct ib_device *device;
-	struct nlmsghdr *rnlh;
-	struct sk_buff *msg;
-	int ret;
-
-	ret = nldev_parse(nlh, tb, extack);
-	if (ret)
-		return ret;
-	device = nldev_get_device(tb);
-	if (!device)
-		return -EINVAL;
-
-	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out_put;
-	}
-	rnlh = nldev_put_hdr(msg, NETLINK_CB(skb).portid, nlh, 0);
-	if (!rnlh) {
-		ret = -EMSGSIZE;
-		goto err_free;
-	}
-	ret = nldev_put_dev(msg, device);
-	if (ret)
-		goto err_free;
-	ib_device_put(device);
-	return nldev_reply(skb, msg, rnlh);
-
-err_free:
-	nlmsg_free(msg);
-out_put:
-	ib_device_put(device);
-	return ret;
+	return nldev_doit(skb, nlh, extack, NLDEV_NEEDS_DEVICE, nldev_fill_dev);
 }
 
 /*
@@ -343,52 +452,19 @@ static int nldev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+static int nldev_fill_port(struct sk_buff *msg,
+			   const struct nldev_request *req)
+{
+	return nldev_put_port(msg, req->device, req->port);
+}
+
 /* RDMA_NLDEV_CMD_PORT_GET with DEV_INDEX and PORT_INDEX: that port. */
 static int nldev_port_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			       struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct ib_device *device;
-	struct nlmsghdr *rnlh;
-	struct sk_buff *msg;
-	u32 port;
-	int ret;
-
-	ret = nldev_parse(nlh, tb, extack);
-	if (ret)
-		return ret;
-	if (!tb[RDMA_NLDEV_ATTR_PORT_INDEX])
-		return -EINVAL;
-	device = nldev_get_device(tb);
-	if (!device)
-		return -EINVAL;
-	port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-	if (!rdma_is_port_valid(device, port)) {
-		ret = -EINVAL;
-		goto out_put;
-	}
-
-	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out_put;
-	}
-	rnlh = nldev_put_hdr(msg, NETLINK_CB(skb).portid, nlh, 0);
-	if (!rnlh) {
-		ret = -EMSGSIZE;
-		goto err_free;
-	}
-	ret = nldev_put_port(msg, device, port);
-	if (ret)
-		goto err_free;
-	ib_device_put(device);
-	return nldev_reply(skb, msg, rnlh);
-
-err_free:
-	nlmsg_free(msg);
-out_put:
-	ib_device_put(device);
-	return ret;
+	return nldev_doit(skb, nlh, extack,
+			  NLDEV_NEEDS_DEVICE | NLDEV_NEEDS_PORT,
+			  nldev_fill_port);
 }
 
 /*
@@ -407,7 +483,7 @@ static int nldev_port_get_dumpit(struct sk_buff *skb,
 	struct nlmsghdr *nlh;
 	int ret = 0;
 
-	if (nldev_parse(cb->nlh, tb, NULL))
+	if (nldev_parse(cb->nlh, tb, cb->extack))
 		return -EINVAL;
 	if (tb[RDMA_NLDEV_ATTR_DEV_INDEX]) {
 		one_device = true;
@@ -462,57 +538,39 @@ static int nldev_port_get_dumpit(struct sk_buff *skb,
  * e.g. "uverbs" or "rdma_cm") offers for a device (DEV_INDEX, optional)
  * and port (PORT_INDEX, optional).
  */
-static int nldev_get_chardev(struct sk_buff *skb, struct nlmsghdr *nlh,
-			     struct netlink_ext_ack *extack)
+static int nldev_fill_chardev(struct sk_buff *msg,
+			      const struct nldev_request *req)
 {
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	struct netlink_ext_ack *extack = req->extack;
+	struct nlattr *type_attr = req->tb[RDMA_NLDEV_ATTR_CHARDEV_TYPE];
 	char type[NLDEV_CHARDEV_TYPE_SIZE];
+	struct ib_device *device = req->device;
 	struct ib_client_nl_info info;
-	struct ib_device *device = NULL;
-	struct nlmsghdr *rnlh;
-	struct sk_buff *msg;
-	u32 port = 0;
 	int ret;
 
-	ret = nldev_parse(nlh, tb, extack);
-	if (ret)
-		return ret;
-	if (!tb[RDMA_NLDEV_ATTR_CHARDEV_TYPE])
-		return -EINVAL;
-	nla_strscpy(type, tb[RDMA_NLDEV_ATTR_CHARDEV_TYPE], sizeof(type));
-
-	if (tb[RDMA_NLDEV_ATTR_DEV_INDEX]) {
-		device = nldev_get_device(tb);
-		if (!device)
-			return -EINVAL;
-		if (tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
-			port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-			if (!rdma_is_port_valid(device, port)) {
-				ret = -EINVAL;
-				goto out_put;
-			}
-		}
-	} else if (tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
+	if (!type_attr) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "no CHARDEV_TYPE: which client's character device?");
 		return -EINVAL;
 	}
+	nla_strscpy(type, type_attr, sizeof(type));
 
 	ret = ib_get_client_nl_info(device, type, &info);
-	if (ret)
-		goto out_put;
+	if (ret) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "no client offers a character device of this CHARDEV_TYPE here");
+		NL_SET_BAD_ATTR(extack, type_attr);
+		return ret;
+	}
 	/* a client with one character device per port offers another port's */
-	if (port && info.port && info.port != port) {
+	if (req->port && info.port && info.port != req->port) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the client's character device is another port's");
 		ret = -ENOENT;
 		goto out_cdev;
 	}
 
-	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out_cdev;
-	}
-	rnlh = nldev_put_hdr(msg, NETLINK_CB(skb).portid, nlh, 0);
-	if (!rnlh ||
-	    nla_put_u64_64bit(msg, RDMA_NLDEV_ATTR_CHARDEV,
+	if (nla_put_u64_64bit(msg, RDMA_NLDEV_ATTR_CHARDEV,
 			      huge_encode_dev(info.cdev->devt),
 			      RDMA_NLDEV_ATTR_PAD) ||
 	    nla_put_u64_64bit(msg, RDMA_NLDEV_ATTR_CHARDEV_ABI, info.abi,
@@ -523,19 +581,19 @@ static int nldev_get_chardev(struct sk_buff *skb, struct nlmsghdr *nlh,
 	     nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, info.port)) ||
 	    (device && !strcmp(type, "uverbs") &&
 	     nla_put_u32(msg, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID,
-			 device->ops->driver_id))) {
-		nlmsg_free(msg);
+			 device->ops->driver_id)))
 		ret = -EMSGSIZE;
-		goto out_cdev;
-	}
-	ret = nldev_reply(skb, msg, rnlh);
-
 out_cdev:
 	put_device(info.cdev);
-out_put:
-	if (device)
-		ib_device_put(device);
 	return ret;
+}
+
+static int nldev_get_chardev(struct sk_buff *skb, struct nlmsghdr *nlh,
+			     struct netlink_ext_ack *extack)
+{
+	return nldev_doit(skb, nlh, extack,
+			  NLDEV_MAY_NAME_DEVICE | NLDEV_MAY_NAME_PORT,
+			  nldev_fill_chardev);
 }
 
 /*
@@ -560,6 +618,16 @@ bool rdma_nl_get_privileged_qkey(void)
 }
 EXPORT_SYMBOL(rdma_nl_get_privileged_qkey);
 
+static int nldev_fill_sys(struct sk_buff *msg, const struct nldev_request *req)
+{
+	if (nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 1) ||
+	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE,
+		       READ_ONCE(nldev_privileged_qkey)) ||
+	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /*
  * RDMA_NLDEV_CMD_SYS_GET: devices are shared by all network namespaces,
  * user memory stays pinned across fork() (pin_user_pages), and whether
@@ -568,27 +636,7 @@ EXPORT_SYMBOL(rdma_nl_get_privileged_qkey);
 static int nldev_sys_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			      struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct nlmsghdr *rnlh;
-	struct sk_buff *msg;
-	int ret;
-
-	ret = nldev_parse(nlh, tb, extack);
-	if (ret)
-		return ret;
-	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	rnlh = nldev_put_hdr(msg, NETLINK_CB(skb).portid, nlh, 0);
-	if (!rnlh ||
-	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 1) ||
-	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE,
-		       READ_ONCE(nldev_privileged_qkey)) ||
-	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	return nldev_reply(skb, msg, rnlh);
+	return nldev_doit(skb, nlh, extack, 0, nldev_fill_sys);
 }
 
 /*
@@ -600,20 +648,34 @@ static int nldev_sys_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			      struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	struct nlattr *mode_attr;
 	u8 mode;
 	int ret;
 
 	ret = nldev_parse(nlh, tb, extack);
 	if (ret)
 		return ret;
-	if (tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE])
-		return nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]) == 1 ?
-			0 : -EOPNOTSUPP;
-	if (!tb[RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE])
+	mode_attr = tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE];
+	if (mode_attr) {
+		if (nla_get_u8(mode_attr) == 1)
+			return 0;
+		NL_SET_ERR_MSG_MOD(extack,
+				   "only the shared network namespace mode (1) exists");
+		NL_SET_BAD_ATTR(extack, mode_attr);
+		return -EOPNOTSUPP;
+	}
+	mode_attr = tb[RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE];
+	if (!mode_attr) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "nothing to set: no NETNS_MODE or PRIVILEGED_QKEY_MODE");
 		return -EINVAL;
-	mode = nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE]);
-	if (mode > 1)
+	}
+	mode = nla_get_u8(mode_attr);
+	if (mode > 1) {
+		NL_SET_ERR_MSG_MOD(extack, "PRIVILEGED_QKEY_MODE is 0 or 1");
+		NL_SET_BAD_ATTR(extack, mode_attr);
 		return -EINVAL;
+	}
 	WRITE_ONCE(nldev_privileged_qkey, mode);
 	return 0;
 }
@@ -807,43 +869,18 @@ err:
 	return -EMSGSIZE;
 }
 
+static int nldev_fill_res_summary(struct sk_buff *msg,
+				  const struct nldev_request *req)
+{
+	return nldev_put_res_summary(msg, req->device);
+}
+
+/* RDMA_NLDEV_CMD_RES_GET with DEV_INDEX: that device's summary. */
 static int nldev_res_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			      struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct ib_device *device;
-	struct nlmsghdr *rnlh;
-	struct sk_buff *msg;
-	int ret;
-
-	ret = nldev_parse(nlh, tb, extack);
-	if (ret)
-		return ret;
-	device = nldev_get_device(tb);
-	if (!device)
-		return -EINVAL;
-
-	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out_put;
-	}
-	rnlh = nldev_put_hdr(msg, NETLINK_CB(skb).portid, nlh, 0);
-	if (!rnlh) {
-		ret = -EMSGSIZE;
-		goto err_free;
-	}
-	ret = nldev_put_res_summary(msg, device);
-	if (ret)
-		goto err_free;
-	ib_device_put(device);
-	return nldev_reply(skb, msg, rnlh);
-
-err_free:
-	nlmsg_free(msg);
-out_put:
-	ib_device_put(device);
-	return ret;
+	return nldev_doit(skb, nlh, extack, NLDEV_NEEDS_DEVICE,
+			  nldev_fill_res_summary);
 }
 
 /* RES_GET dump: the summary of every device.  cb->args[0]: next index. */
@@ -881,7 +918,7 @@ static int nldev_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 			    enum rdma_restrack_type type)
 {
 	const struct nldev_res_type *rt = &nldev_res_types[type];
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	struct nldev_request req = { .extack = cb->extack };
 	struct rdma_restrack_entry *res;
 	unsigned long id = cb->args[0];
 	struct nlattr *table, *entry;
@@ -889,21 +926,15 @@ static int nldev_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 	struct nlmsghdr *nlh;
 	unsigned int filled = 0;
 	bool admin;
-	u32 port = 0;
-	int ret = 0;
+	u32 port;
+	int ret;
 
-	if (nldev_parse(cb->nlh, tb, NULL))
-		return -EINVAL;
-	device = nldev_get_device(tb);
-	if (!device)
-		return -EINVAL;
-	if (tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
-		port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-		if (!rdma_is_port_valid(device, port)) {
-			ret = -EINVAL;
-			goto out_put;
-		}
-	}
+	ret = nldev_request_get(&req, cb->nlh,
+				NLDEV_NEEDS_DEVICE | NLDEV_MAY_NAME_PORT);
+	if (ret)
+		return ret;
+	device = req.device;
+	port = req.port;
 	if (id > U32_MAX)
 		goto out_put;	/* done */
 

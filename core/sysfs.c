@@ -3,6 +3,10 @@
  * The infiniband device class: /sys/class/infiniband/<device>/, the
  * device-wide attribute files in it and the per-port directories under
  * ports/.  Formats are user ABI.
+ *
+ * Locking: none of its own.  The port directories are made and removed
+ * under the core's registration lock, and kernfs keeps every show() call
+ * inside the life of its file (see "Lifetime" below).
  */
 #include <linux/device.h>
 #include <linux/kobject.h>
@@ -259,91 +263,72 @@ static const char *ib_port_phys_state_name(unsigned int phys_state)
 	return "<unknown>";
 }
 
-static ssize_t ib_port_state_show(struct kobject *kobj,
+/**
+ * struct ib_port_field_attr - a port file showing a field of the port's
+ *	current attributes: state, phys_state, lid, lid_mask_count, sm_lid,
+ *	sm_sl, cap_mask, rate
+ * @kattr: the attribute; its show(), ib_port_field_show(), asks the
+ *	driver for the attributes (ib_query_port()) and finds @emit from it
+ * @emit: writes the file's text for @attr into @buf (sysfs_emit())
+ */
+struct ib_port_field_attr {
+	struct kobj_attribute	kattr;
+	ssize_t			(*emit)(char *buf,
+					const struct ib_port_attr *attr);
+};
+
+static ssize_t ib_port_field_show(struct kobject *kobj,
 				  struct kobj_attribute *kattr, char *buf)
 {
+	const struct ib_port_field_attr *field =
+		container_of(kattr, struct ib_port_field_attr, kattr);
 	struct ib_port_attr attr;
 	int ret;
 
 	ret = ib_port_kobj_query(kobj, &attr);
 	if (ret)
 		return ret;
-	return sysfs_emit(buf, "%u: %s\n", attr.state,
-			  ib_port_state_name(attr.state));
+	return field->emit(buf, &attr);
 }
 
-static ssize_t ib_port_phys_state_show(struct kobject *kobj,
-				       struct kobj_attribute *kattr, char *buf)
+static ssize_t ib_port_emit_state(char *buf, const struct ib_port_attr *attr)
 {
-	struct ib_port_attr attr;
-	int ret;
-
-	ret = ib_port_kobj_query(kobj, &attr);
-	if (ret)
-		return ret;
-	return sysfs_emit(buf, "%u: %s\n", attr.phys_state,
-			  ib_port_phys_state_name(attr.phys_state));
+	return sysfs_emit(buf, "%u: %s\n", attr->state,
+			  ib_port_state_name(attr->state));
 }
 
-static ssize_t ib_port_lid_show(struct kobject *kobj,
-				struct kobj_attribute *kattr, char *buf)
+static ssize_t ib_port_emit_phys_state(char *buf,
+				       const struct ib_port_attr *attr)
 {
-	struct ib_port_attr attr;
-	int ret;
-
-	ret = ib_port_kobj_query(kobj, &attr);
-	if (ret)
-		return ret;
-	return sysfs_emit(buf, "0x%x\n", attr.lid);
+	return sysfs_emit(buf, "%u: %s\n", attr->phys_state,
+			  ib_port_phys_state_name(attr->phys_state));
 }
 
-static ssize_t ib_port_lid_mask_count_show(struct kobject *kobj,
-					   struct kobj_attribute *kattr,
-					   char *buf)
+static ssize_t ib_port_emit_lid(char *buf, const struct ib_port_attr *attr)
 {
-	struct ib_port_attr attr;
-	int ret;
-
-	ret = ib_port_kobj_query(kobj, &attr);
-	if (ret)
-		return ret;
-	return sysfs_emit(buf, "%u\n", attr.lmc);
+	return sysfs_emit(buf, "0x%x\n", attr->lid);
 }
 
-static ssize_t ib_port_sm_lid_show(struct kobject *kobj,
-				   struct kobj_attribute *kattr, char *buf)
+static ssize_t ib_port_emit_lid_mask_count(char *buf,
+					   const struct ib_port_attr *attr)
 {
-	struct ib_port_attr attr;
-	int ret;
-
-	ret = ib_port_kobj_query(kobj, &attr);
-	if (ret)
-		return ret;
-	return sysfs_emit(buf, "0x%x\n", attr.sm_lid);
+	return sysfs_emit(buf, "%u\n", attr->lmc);
 }
 
-static ssize_t ib_port_sm_sl_show(struct kobject *kobj,
-				  struct kobj_attribute *kattr, char *buf)
+static ssize_t ib_port_emit_sm_lid(char *buf, const struct ib_port_attr *attr)
 {
-	struct ib_port_attr attr;
-	int ret;
-
-	ret = ib_port_kobj_query(kobj, &attr);
-	if (ret)
-		return ret;
-	return sysfs_emit(buf, "%u\n", attr.sm_sl);
+	return sysfs_emit(buf, "0x%x\n", attr->sm_lid);
 }
 
-static ssize_t ib_port_cap_mask_show(struct kobject *kobj,
-				     struct kobj_attribute *kattr, char *buf)
+static ssize_t ib_port_emit_sm_sl(char *buf, const struct ib_port_attr *attr)
 {
-	struct ib_port_attr attr;
-	int ret;
+	return sysfs_emit(buf, "%u\n", attr->sm_sl);
+}
 
-	ret = ib_port_kobj_query(kobj, &attr);
-	if (ret)
-		return ret;
-	return sysfs_emit(buf, "0x%08x\n", attr.port_cap_flags);
+static ssize_t ib_port_emit_cap_mask(char *buf,
+				     const struct ib_port_attr *attr)
+{
+	return sysfs_emit(buf, "0x%08x\n", attr->port_cap_flags);
 }
 
 /* Number of lanes of an active width, or 0 for a value IBA does not have. */
@@ -368,19 +353,12 @@ static unsigned int ib_port_width_lanes(u8 width)
  * "<Gb/s> Gb/sec (<lanes>X <speed>)": the data rate of one lane, in
  * tenths of Gb/s, times the lanes.  A speed unknown here counts as SDR.
  */
-static ssize_t ib_port_rate_show(struct kobject *kobj,
-				 struct kobj_attribute *kattr, char *buf)
+static ssize_t ib_port_emit_rate(char *buf, const struct ib_port_attr *attr)
 {
 	unsigned int lanes, tenths;
-	struct ib_port_attr attr;
 	const char *name;
-	int ret;
 
-	ret = ib_port_kobj_query(kobj, &attr);
-	if (ret)
-		return ret;
-
-	switch (attr.active_speed) {
+	switch (attr->active_speed) {
 	case IB_SPEED_DDR:
 		name = "DDR";
 		tenths = 50;
@@ -415,13 +393,37 @@ static ssize_t ib_port_rate_show(struct kobject *kobj,
 		break;
 	}
 
-	lanes = ib_port_width_lanes(attr.active_width);
+	lanes = ib_port_width_lanes(attr->active_width);
 	if (!lanes)
 		return -EINVAL;
 	tenths *= lanes;
 	return sysfs_emit(buf, "%u%s Gb/sec (%uX %s)\n", tenths / 10,
 			  tenths % 10 ? ".5" : "", lanes, name);
 }
+
+/* The file ports/<port>/_name, read with ib_port_emit__name(). */
+#define IB_PORT_FIELD_ATTR(_name)					\
+	{								\
+		.kattr = __ATTR(_name, 0444, ib_port_field_show, NULL),	\
+		.emit = ib_port_emit_##_name,				\
+	}
+
+static struct ib_port_field_attr ib_port_attr_state =
+	IB_PORT_FIELD_ATTR(state);
+static struct ib_port_field_attr ib_port_attr_phys_state =
+	IB_PORT_FIELD_ATTR(phys_state);
+static struct ib_port_field_attr ib_port_attr_lid =
+	IB_PORT_FIELD_ATTR(lid);
+static struct ib_port_field_attr ib_port_attr_lid_mask_count =
+	IB_PORT_FIELD_ATTR(lid_mask_count);
+static struct ib_port_field_attr ib_port_attr_sm_lid =
+	IB_PORT_FIELD_ATTR(sm_lid);
+static struct ib_port_field_attr ib_port_attr_sm_sl =
+	IB_PORT_FIELD_ATTR(sm_sl);
+static struct ib_port_field_attr ib_port_attr_cap_mask =
+	IB_PORT_FIELD_ATTR(cap_mask);
+static struct ib_port_field_attr ib_port_attr_rate =
+	IB_PORT_FIELD_ATTR(rate);
 
 static ssize_t ib_port_link_layer_show(struct kobject *kobj,
 				       struct kobj_attribute *kattr,
@@ -444,34 +446,18 @@ static ssize_t ib_port_link_layer_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%s\n", name);
 }
 
-static struct kobj_attribute ib_port_attr_state =
-	__ATTR(state, 0444, ib_port_state_show, NULL);
-static struct kobj_attribute ib_port_attr_phys_state =
-	__ATTR(phys_state, 0444, ib_port_phys_state_show, NULL);
-static struct kobj_attribute ib_port_attr_lid =
-	__ATTR(lid, 0444, ib_port_lid_show, NULL);
-static struct kobj_attribute ib_port_attr_lid_mask_count =
-	__ATTR(lid_mask_count, 0444, ib_port_lid_mask_count_show, NULL);
-static struct kobj_attribute ib_port_attr_sm_lid =
-	__ATTR(sm_lid, 0444, ib_port_sm_lid_show, NULL);
-static struct kobj_attribute ib_port_attr_sm_sl =
-	__ATTR(sm_sl, 0444, ib_port_sm_sl_show, NULL);
-static struct kobj_attribute ib_port_attr_cap_mask =
-	__ATTR(cap_mask, 0444, ib_port_cap_mask_show, NULL);
-static struct kobj_attribute ib_port_attr_rate =
-	__ATTR(rate, 0444, ib_port_rate_show, NULL);
 static struct kobj_attribute ib_port_attr_link_layer =
 	__ATTR(link_layer, 0444, ib_port_link_layer_show, NULL);
 
 static struct attribute *ib_port_attrs[] = {
-	&ib_port_attr_state.attr,
-	&ib_port_attr_phys_state.attr,
-	&ib_port_attr_lid.attr,
-	&ib_port_attr_lid_mask_count.attr,
-	&ib_port_attr_sm_lid.attr,
-	&ib_port_attr_sm_sl.attr,
-	&ib_port_attr_cap_mask.attr,
-	&ib_port_attr_rate.attr,
+	&ib_port_attr_state.kattr.attr,
+	&ib_port_attr_phys_state.kattr.attr,
+	&ib_port_attr_lid.kattr.attr,
+	&ib_port_attr_lid_mask_count.kattr.attr,
+	&ib_port_attr_sm_lid.kattr.attr,
+	&ib_port_attr_sm_sl.kattr.attr,
+	&ib_port_attr_cap_mask.kattr.attr,
+	&ib_port_attr_rate.kattr.attr,
 	&ib_port_attr_link_layer.attr,
 	NULL,
 };

@@ -15,12 +15,23 @@
  * longer than ours must be zero beyond what we know (-EOPNOTSUPP
  * otherwise); a response buffer longer than ours is zero-filled.  Success
  * returns the whole length of the write.
+ *
+ * Beside the commands on the context, the device and PDs are their
+ * methods of the verbs ioctl (see ioctl.h): the DEVICE object's
+ * GET_CONTEXT, QUERY_PORT, QUERY_GID_ENTRY and QUERY_GID_TABLE, the
+ * ASYNC_EVENT object's ALLOC, PD/DESTROY, and DEVICE/INVOKE_WRITE,
+ * which runs a command of this file's table framed by the ioctl's
+ * attributes instead of headers.
+ *
+ * Locking: a file's context and async event file are made under its
+ * ctx_mutex (GET_CONTEXT, ASYNC_EVENT/ALLOC); every other command only
+ * holds the objects it uses (uobj.c's use counts) while it runs.
  */
 #include <linux/file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "uverbs.h"
+#include "ioctl.h"
 
 /**
  * struct uverbs_write_method - how a command is framed and executed
@@ -118,9 +129,9 @@ static struct ib_ucontext *uverbs_cmd_ucontext(struct uverbs_cmd_ctx *ctx)
  * Return: the context, or ERR_PTR(-EINVAL) if the file has (had) one, or
  * the driver's error.
  */
-struct ib_ucontext *uverbs_ucontext_alloc(struct ib_uverbs_file *ufile,
-					  struct ib_device *ib_dev,
-					  struct ib_udata *udata)
+static struct ib_ucontext *uverbs_ucontext_alloc(struct ib_uverbs_file *ufile,
+						 struct ib_device *ib_dev,
+						 struct ib_udata *udata)
 {
 	struct ib_ucontext *uctx;
 
@@ -139,8 +150,8 @@ struct ib_ucontext *uverbs_ucontext_alloc(struct ib_uverbs_file *ufile,
  * @ufile: the file, with its ctx_mutex held
  * @uctx: from uverbs_ucontext_alloc()
  */
-void uverbs_ucontext_publish(struct ib_uverbs_file *ufile,
-			     struct ib_ucontext *uctx)
+static void uverbs_ucontext_publish(struct ib_uverbs_file *ufile,
+				    struct ib_ucontext *uctx)
 {
 	lockdep_assert_held(&ufile->ctx_mutex);
 	/* pairs with the acquire in uverbs_get_ucontext() */
@@ -189,6 +200,80 @@ out_unlock:
 	mutex_unlock(&ufile->ctx_mutex);
 	return ret;
 }
+
+/* The context without its async event file (ASYNC_EVENT/ALLOC makes it). */
+static int uverbs_ioctl_get_context(struct uverbs_ioctl_call *call)
+{
+	u64 core_support = IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
+	u32 num_comp = call->ib_dev->num_comp_vectors;
+	struct ib_uverbs_file *ufile = call->ufile;
+	struct ib_ucontext *uctx;
+	int ret;
+
+	ret = ioa_copy_to(call, UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS,
+			  &num_comp, sizeof(num_comp), false);
+	if (ret && ret != -ENOENT)
+		return ret;
+	ret = ioa_copy_to(call, UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT,
+			  &core_support, sizeof(core_support), false);
+	if (ret && ret != -ENOENT)
+		return ret;
+
+	mutex_lock(&ufile->ctx_mutex);
+	uctx = uverbs_ucontext_alloc(ufile, call->ib_dev, &call->driver_udata);
+	if (IS_ERR(uctx)) {
+		ret = PTR_ERR(uctx);
+		goto out_unlock;
+	}
+	uverbs_ucontext_publish(ufile, uctx);
+	ret = 0;
+out_unlock:
+	mutex_unlock(&ufile->ctx_mutex);
+	return ret;
+}
+
+static const struct uverbs_ioa_spec uverbs_get_context_specs[] = {
+	IOA_TYPE_OUT(UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, u32,
+		     IOA_OPTIONAL),
+	IOA_TYPE_OUT(UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, u64, IOA_OPTIONAL),
+	IOA_UHW_IN,
+	IOA_UHW_OUT,
+};
+
+/*
+ * The async event file of the context.  Upstream lets a context have
+ * several; here the one file is the context's (as the GET_CONTEXT write
+ * command makes it): a second ALLOC fails with -EINVAL.
+ */
+static int uverbs_ioctl_async_event_alloc(struct uverbs_ioctl_call *call)
+{
+	struct ib_uverbs_file *ufile = call->ufile;
+	struct uverbs_async_fd afd;
+	int ret;
+
+	mutex_lock(&ufile->ctx_mutex);
+	if (!ufile->ucontext || ufile->async_file) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = ib_uverbs_async_fd_create(call->ib_dev, &afd);
+	if (ret)
+		goto out_unlock;
+	ret = ioa_put_data(call, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE,
+			   afd.fd);
+	if (ret) {
+		ib_uverbs_async_fd_abort(&afd);
+		goto out_unlock;
+	}
+	ib_uverbs_async_fd_install(ufile, &afd);
+out_unlock:
+	mutex_unlock(&ufile->ctx_mutex);
+	return ret;
+}
+
+static const struct uverbs_ioa_spec uverbs_async_event_alloc_specs[] = {
+	IOA_OBJ(UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, IOA_MANDATORY),
+};
 
 static void uverbs_fill_query_dev(struct ib_device *ib_dev,
 				  const struct ib_device_attr *attr,
@@ -292,9 +377,9 @@ static int uverbs_cmd_ex_query_device(struct uverbs_cmd_ctx *ctx)
  *
  * Return: 0, or -EINVAL for a port the device does not have.
  */
-int uverbs_query_port_resp(struct ib_device *ib_dev, u32 port_num,
-			   struct ib_uverbs_query_port_resp *resp,
-			   struct ib_port_attr *attr)
+static int uverbs_query_port_resp(struct ib_device *ib_dev, u32 port_num,
+				  struct ib_uverbs_query_port_resp *resp,
+				  struct ib_port_attr *attr)
 {
 	u32 cap_flags;
 	int ret;
@@ -353,6 +438,200 @@ static int uverbs_cmd_query_port(struct uverbs_cmd_ctx *ctx)
 	return uverbs_response(ctx, &resp, sizeof(resp));
 }
 
+static int uverbs_ioctl_query_port(struct uverbs_ioctl_call *call)
+{
+	struct ib_uverbs_query_port_resp_ex resp = {};
+	struct ib_port_attr attr = {};
+	u64 port_num;
+	int ret;
+
+	if (!ioa_ucontext(call))
+		return -EINVAL;
+	ret = ioa_get_const(call, UVERBS_ATTR_QUERY_PORT_PORT_NUM, U8_MAX,
+			    &port_num);
+	if (ret)
+		return ret;
+	ret = uverbs_query_port_resp(call->ib_dev, port_num,
+				     &resp.legacy_resp, &attr);
+	if (ret)
+		return ret;
+	resp.port_cap_flags2 = attr.port_cap_flags2;
+	return ioa_copy_to(call, UVERBS_ATTR_QUERY_PORT_RESP, &resp,
+			   sizeof(resp), true);
+}
+
+static const struct uverbs_ioa_spec uverbs_query_port_specs[] = {
+	IOA_CONST_IN(UVERBS_ATTR_QUERY_PORT_PORT_NUM, IOA_MANDATORY),
+	IOA_STRUCT_OUT(UVERBS_ATTR_QUERY_PORT_RESP,
+		       struct ib_uverbs_query_port_resp_ex, reserved,
+		       IOA_MANDATORY),
+};
+
+/*
+ * A GID table entry: -EINVAL beyond the table, -ENODATA for an empty
+ * (all-zero) entry.  Every GID here is an InfiniBand one without a net
+ * device.
+ */
+static int uverbs_gid_entry(struct ib_device *ib_dev, u32 port_num,
+			    u32 index, struct ib_uverbs_gid_entry *entry)
+{
+	union ib_gid gid;
+
+	if (index > INT_MAX || rdma_query_gid(ib_dev, port_num, index, &gid))
+		return -EINVAL;
+	if (!memchr_inv(gid.raw, 0, sizeof(gid.raw)))
+		return -ENODATA;
+	memset(entry, 0, sizeof(*entry));
+	memcpy(entry->gid, gid.raw, sizeof(entry->gid));
+	entry->gid_index = index;
+	entry->port_num = port_num;
+	entry->gid_type = IB_UVERBS_GID_TYPE_IB;
+	return 0;
+}
+
+static int uverbs_ioctl_query_gid_entry(struct uverbs_ioctl_call *call)
+{
+	struct ib_uverbs_gid_entry entry;
+	u64 port_num, index, flags;
+	int ret;
+
+	ret = ioa_get_flags(call, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, 0, &flags);
+	if (ret)
+		return ret;
+	ret = ioa_get_const(call, UVERBS_ATTR_QUERY_GID_ENTRY_PORT, U32_MAX,
+			    &port_num);
+	if (ret)
+		return ret;
+	ret = ioa_get_const(call, UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX,
+			    U32_MAX, &index);
+	if (ret)
+		return ret;
+	if (!ioa_ucontext(call))
+		return -EINVAL;
+	if (!rdma_is_port_valid(call->ib_dev, port_num))
+		return -EINVAL;
+
+	ret = uverbs_gid_entry(call->ib_dev, port_num, index, &entry);
+	if (ret)
+		return ret;
+	return ioa_copy_to(call, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, &entry,
+			   sizeof(entry), true);
+}
+
+static const struct uverbs_ioa_spec uverbs_query_gid_entry_specs[] = {
+	IOA_CONST_IN(UVERBS_ATTR_QUERY_GID_ENTRY_PORT, IOA_MANDATORY),
+	IOA_CONST_IN(UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, IOA_MANDATORY),
+	IOA_FLAGS_IN(UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, IOA_MANDATORY),
+	IOA_STRUCT_OUT(UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
+		       struct ib_uverbs_gid_entry, netdev_ifindex,
+		       IOA_MANDATORY),
+};
+
+/*
+ * Collect the non-empty GID entries of all ports into @entries (room for
+ * @max).  Return: their number, or -EINVAL if there are more than @max.
+ */
+static ssize_t uverbs_gid_table(struct ib_device *ib_dev,
+				struct ib_uverbs_gid_entry *entries,
+				size_t max)
+{
+	struct ib_uverbs_gid_entry entry;
+	size_t num = 0;
+	u32 port_num;
+	int len, i;
+
+	for (port_num = rdma_start_port(ib_dev);
+	     port_num <= rdma_end_port(ib_dev); port_num++) {
+		len = ib_port_immutable_read(ib_dev, port_num)->gid_tbl_len;
+		for (i = 0; i < len; i++) {
+			if (uverbs_gid_entry(ib_dev, port_num, i, &entry))
+				continue;
+			if (num == max)
+				return -EINVAL;
+			entries[num++] = entry;
+		}
+	}
+	return num;
+}
+
+static int uverbs_ioctl_query_gid_table(struct uverbs_ioctl_call *call)
+{
+	const struct ib_uverbs_attr *attr;
+	struct ib_uverbs_gid_entry *entries;
+	u64 entry_size, flags, num_entries;
+	size_t max_entries, copy_len, i;
+	u8 __user *to;
+	u32 port_num;
+	ssize_t num;
+	int idx;
+	int ret;
+
+	ret = ioa_get_flags(call, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 0, &flags);
+	if (ret)
+		return ret;
+	ret = ioa_get_const(call, UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE,
+			    U64_MAX, &entry_size);
+	if (ret)
+		return ret;
+	if (!entry_size)
+		return -EINVAL;
+	idx = ioa_index(call, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES);
+	attr = &call->uattrs[idx];
+	if (attr->len % entry_size)
+		return -EINVAL;
+	max_entries = attr->len / entry_size;
+	if (!max_entries)
+		return -EINVAL;
+	if (!ioa_ucontext(call))
+		return -EINVAL;
+
+	/* no more than the tables hold can be reported */
+	num = 0;
+	for (port_num = rdma_start_port(call->ib_dev);
+	     port_num <= rdma_end_port(call->ib_dev); port_num++)
+		num += ib_port_immutable_read(call->ib_dev,
+					      port_num)->gid_tbl_len;
+	entries = kvcalloc(max_t(size_t, min_t(size_t, max_entries, num), 1),
+			   sizeof(*entries), GFP_KERNEL);
+	if (!entries)
+		return -ENOMEM;
+
+	num = uverbs_gid_table(call->ib_dev, entries, max_entries);
+	if (num < 0) {
+		ret = num;
+		goto out_free;
+	}
+
+	to = u64_to_user_ptr(attr->data);
+	copy_len = min_t(size_t, entry_size, sizeof(*entries));
+	for (i = 0; i < num; i++, to += entry_size) {
+		if (copy_to_user(to, &entries[i], copy_len) ||
+		    (entry_size > copy_len &&
+		     clear_user(to + copy_len, entry_size - copy_len))) {
+			ret = -EFAULT;
+			goto out_free;
+		}
+	}
+	ret = ioa_set_output(call, idx);
+	if (ret)
+		goto out_free;
+	num_entries = num;
+	ret = ioa_copy_to(call, UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES,
+			  &num_entries, sizeof(num_entries), false);
+out_free:
+	kvfree(entries);
+	return ret;
+}
+
+static const struct uverbs_ioa_spec uverbs_query_gid_table_specs[] = {
+	IOA_CONST_IN(UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, IOA_MANDATORY),
+	IOA_FLAGS_IN(UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, IOA_OPTIONAL),
+	IOA_PTR_OUT(UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, 0, U16_MAX,
+		    IOA_MANDATORY),
+	IOA_TYPE_OUT(UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, u64,
+		     IOA_MANDATORY),
+};
+
 /* ------------------------------------------------------------------ */
 /* Protection domains                                                  */
 /* ------------------------------------------------------------------ */
@@ -404,6 +683,11 @@ static int uverbs_cmd_dealloc_pd(struct uverbs_cmd_ctx *ctx)
 		return ret;
 	return uobj_destroy(&uverbs_type_pd, ctx->ufile, cmd.pd_handle,
 			    &ctx->driver_udata);
+}
+
+static int uverbs_ioctl_pd_destroy(struct uverbs_ioctl_call *call)
+{
+	return ioa_destroy(call, &uverbs_type_pd);
 }
 
 /* ------------------------------------------------------------------ */
@@ -670,7 +954,7 @@ static int uverbs_frame_ex(struct uverbs_cmd_ctx *ctx,
  * for an unknown command, -ENOSPC if a buffer is shorter than the core
  * structure (libibverbs's probe for the ioctl relies on this one).
  */
-int uverbs_write_invoke(struct uverbs_cmd_ctx *ctx, u32 command)
+static int uverbs_write_invoke(struct uverbs_cmd_ctx *ctx, u32 command)
 {
 	const struct uverbs_write_method *method;
 
@@ -681,6 +965,43 @@ int uverbs_write_invoke(struct uverbs_cmd_ctx *ctx, u32 command)
 		return -ENOSPC;
 	return method->handler(ctx);
 }
+
+/* A write() command framed by attributes instead of headers. */
+static int uverbs_ioctl_invoke_write(struct uverbs_ioctl_call *call)
+{
+	struct uverbs_cmd_ctx ctx = {
+		.ufile = call->ufile,
+		.ib_dev = call->ib_dev,
+		.driver_udata = call->driver_udata,
+	};
+	struct ib_udata core;
+	u64 command;
+	int idx;
+	int ret;
+
+	ret = ioa_get_const(call, UVERBS_ATTR_WRITE_CMD, U32_MAX, &command);
+	if (ret)
+		return ret;
+	ioa_fill_udata(call, &core, UVERBS_ATTR_CORE_IN, UVERBS_ATTR_CORE_OUT);
+	ctx.inbuf = core.inbuf;
+	ctx.inlen = core.inlen;
+	ctx.outbuf = core.outbuf;
+	ctx.outlen = core.outlen;
+
+	ret = uverbs_write_invoke(&ctx, command);
+	idx = ioa_index(call, UVERBS_ATTR_CORE_OUT);
+	if (!ret && ctx.responded && idx >= 0)
+		ret = ioa_set_output(call, idx);
+	return ret;
+}
+
+static const struct uverbs_ioa_spec uverbs_invoke_write_specs[] = {
+	IOA_CONST_IN(UVERBS_ATTR_WRITE_CMD, IOA_MANDATORY),
+	IOA_PTR_IN(UVERBS_ATTR_CORE_IN, sizeof(u32), U16_MAX, IOA_OPTIONAL),
+	IOA_PTR_OUT(UVERBS_ATTR_CORE_OUT, 0, U16_MAX, IOA_OPTIONAL),
+	IOA_UHW_IN,
+	IOA_UHW_OUT,
+};
 
 /**
  * ib_uverbs_write_cmd - execute one write() on a uverbs file
@@ -722,3 +1043,78 @@ ssize_t ib_uverbs_write_cmd(struct ib_uverbs_file *ufile,
 	ret = method->handler(&ctx);
 	return ret ? ret : count;
 }
+
+/* ------------------------------------------------------------------ */
+/* The ioctl's objects                                                 */
+/* ------------------------------------------------------------------ */
+
+static const struct uverbs_ioctl_method uverbs_device_methods[] = {
+	{
+		.method_id = UVERBS_METHOD_INVOKE_WRITE,
+		.has_udata = true,
+		.handler = uverbs_ioctl_invoke_write,
+		.specs = uverbs_invoke_write_specs,
+		.num_specs = ARRAY_SIZE(uverbs_invoke_write_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_GET_CONTEXT,
+		.has_udata = true,
+		.handler = uverbs_ioctl_get_context,
+		.specs = uverbs_get_context_specs,
+		.num_specs = ARRAY_SIZE(uverbs_get_context_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_QUERY_PORT,
+		.handler = uverbs_ioctl_query_port,
+		.specs = uverbs_query_port_specs,
+		.num_specs = ARRAY_SIZE(uverbs_query_port_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_QUERY_GID_ENTRY,
+		.handler = uverbs_ioctl_query_gid_entry,
+		.specs = uverbs_query_gid_entry_specs,
+		.num_specs = ARRAY_SIZE(uverbs_query_gid_entry_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_QUERY_GID_TABLE,
+		.handler = uverbs_ioctl_query_gid_table,
+		.specs = uverbs_query_gid_table_specs,
+		.num_specs = ARRAY_SIZE(uverbs_query_gid_table_specs),
+	},
+};
+
+const struct uverbs_ioctl_object uverbs_ioctl_object_device = {
+	.object_id = UVERBS_OBJECT_DEVICE,
+	.methods = uverbs_device_methods,
+	.num_methods = ARRAY_SIZE(uverbs_device_methods),
+};
+
+static const struct uverbs_ioctl_method uverbs_async_event_methods[] = {
+	{
+		.method_id = UVERBS_METHOD_ASYNC_EVENT_ALLOC,
+		.handler = uverbs_ioctl_async_event_alloc,
+		.specs = uverbs_async_event_alloc_specs,
+		.num_specs = ARRAY_SIZE(uverbs_async_event_alloc_specs),
+	},
+};
+
+const struct uverbs_ioctl_object uverbs_ioctl_object_async_event = {
+	.object_id = UVERBS_OBJECT_ASYNC_EVENT,
+	.methods = uverbs_async_event_methods,
+	.num_methods = ARRAY_SIZE(uverbs_async_event_methods),
+};
+
+static const struct uverbs_ioctl_method uverbs_pd_methods[] = {
+	{
+		.method_id = UVERBS_METHOD_PD_DESTROY,
+		.handler = uverbs_ioctl_pd_destroy,
+		.specs = uverbs_ioa_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_ioa_destroy_specs),
+	},
+};
+
+const struct uverbs_ioctl_object uverbs_ioctl_object_pd = {
+	.object_id = UVERBS_OBJECT_PD,
+	.methods = uverbs_pd_methods,
+	.num_methods = ARRAY_SIZE(uverbs_pd_methods),
+};

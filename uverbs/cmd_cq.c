@@ -8,12 +8,20 @@
  * driver fires it after REQ_NOTIFY_CQ; its event handler queues async
  * events.  DESTROY_CQ reports how many of each were read, having taken
  * back those that were not.
+ *
+ * The CQ object of the verbs ioctl is here too: CQ/CREATE beside
+ * CREATE_CQ (both make the CQ with uverbs_cq_create()), CQ/DESTROY beside
+ * DESTROY_CQ.
+ *
+ * Locking: no lock of its own.  A command holds the objects it uses
+ * (uobj.c's use counts) while it runs; the events are queued under the
+ * locks of the event files (event.c).
  */
 #include <linux/file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "uverbs.h"
+#include "ioctl.h"
 
 static void uverbs_cq_comp_handler(struct ib_cq *cq, void *cq_context)
 {
@@ -101,6 +109,23 @@ err_fd:
 }
 
 /**
+ * struct uverbs_cq_params - a CQ to create (CREATE_CQ, EX_CREATE_CQ,
+ *	CQ/CREATE)
+ * @user_handle: the user's cookie, echoed in events
+ * @cqe: the entries wanted
+ * @comp_vector: the completion vector
+ * @flags: IB_UVERBS_CQ_FLAGS_*
+ * @comp_file: its completion channel, or NULL
+ */
+struct uverbs_cq_params {
+	u64				user_handle;
+	u32				cqe;
+	u32				comp_vector;
+	u32				flags;
+	struct ib_uverbs_comp_file	*comp_file;
+};
+
+/**
  * uverbs_cq_create - create a CQ for a user, not yet visible
  * @ufile: the file
  * @params: what the CQ is made of; a completion channel there stays the
@@ -117,9 +142,9 @@ err_fd:
  * -EINVAL for a size of 0 or above the device's maximum or a completion
  * vector it does not have, -EOPNOTSUPP for flags.
  */
-struct ib_uobject *uverbs_cq_create(struct ib_uverbs_file *ufile,
-				    const struct uverbs_cq_params *params,
-				    struct ib_udata *udata)
+static struct ib_uobject *uverbs_cq_create(struct ib_uverbs_file *ufile,
+					   const struct uverbs_cq_params *params,
+					   struct ib_udata *udata)
 {
 	struct ib_cq_init_attr attr = {};
 	struct ib_ucq_object *ucq;
@@ -251,6 +276,92 @@ int uverbs_cmd_ex_create_cq(struct uverbs_cmd_ctx *ctx)
 	return uverbs_create_cq(ctx, &cmd, &resp, sizeof(resp));
 }
 
+/*
+ * The completion channel of CQ/CREATE, referenced: NULL without the
+ * attribute, ERR_PTR(-EBADF) if the descriptor is not a channel of this
+ * file (as upstream's descriptor lookup; write() says -EINVAL).
+ */
+static struct ib_uverbs_comp_file *
+ioa_get_comp_file(const struct uverbs_ioctl_call *call, u16 id)
+{
+	struct ib_uverbs_comp_file *comp_file;
+	int ret;
+	int fd;
+
+	ret = ioa_get_fd(call, id, &fd);
+	if (ret == -ENOENT)
+		return NULL;
+	if (ret)
+		return ERR_PTR(ret);
+	comp_file = ib_uverbs_comp_file_get(call->ufile, fd);
+	return IS_ERR(comp_file) ? ERR_PTR(-EBADF) : comp_file;
+}
+
+static int uverbs_ioctl_cq_create(struct uverbs_ioctl_call *call)
+{
+	struct uverbs_cq_params params = {};
+	struct ib_uobject *uobj;
+	u32 cqe;
+	u64 flags;
+	int ret;
+
+	ret = ioa_check_event_fd(call, UVERBS_ATTR_CREATE_CQ_EVENT_FD);
+	if (ret)
+		return ret;
+	ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_CQ_COMP_VECTOR,
+			     &params.comp_vector, sizeof(params.comp_vector));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_CQ_CQE,
+				     &params.cqe, sizeof(params.cqe));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_CQ_USER_HANDLE,
+				     &params.user_handle,
+				     sizeof(params.user_handle));
+	if (ret)
+		return ret;
+	/* known flags pass, the core refuses those it cannot do */
+	ret = ioa_get_flags(call, UVERBS_ATTR_CREATE_CQ_FLAGS,
+			    IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION |
+			    IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN, &flags);
+	if (ret)
+		return ret;
+	params.flags = flags;
+
+	params.comp_file = ioa_get_comp_file(call,
+					     UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL);
+	if (IS_ERR(params.comp_file))
+		return PTR_ERR(params.comp_file);
+
+	uobj = uverbs_cq_create(call->ufile, &params, &call->driver_udata);
+	if (IS_ERR(uobj)) {
+		ret = PTR_ERR(uobj);
+		goto out_channel;
+	}
+	ret = ioa_new_uobj(call, UVERBS_ATTR_CREATE_CQ_HANDLE, uobj);
+	if (ret)
+		goto out_channel;
+	cqe = ((struct ib_cq *)uobj->object)->cqe;
+	ret = ioa_copy_to(call, UVERBS_ATTR_CREATE_CQ_RESP_CQE, &cqe,
+			  sizeof(cqe), false);
+out_channel:
+	if (params.comp_file)
+		ib_uverbs_comp_file_put(params.comp_file);
+	return ret;
+}
+
+static const struct uverbs_ioa_spec uverbs_cq_create_specs[] = {
+	IOA_OBJ(UVERBS_ATTR_CREATE_CQ_HANDLE, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_CQ_CQE, u32, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_CQ_USER_HANDLE, u64, IOA_MANDATORY),
+	IOA_OBJ(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, IOA_OPTIONAL),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, u32, IOA_MANDATORY),
+	IOA_FLAGS_IN(UVERBS_ATTR_CREATE_CQ_FLAGS, IOA_OPTIONAL),
+	IOA_TYPE_OUT(UVERBS_ATTR_CREATE_CQ_RESP_CQE, u32, IOA_MANDATORY),
+	IOA_OBJ(UVERBS_ATTR_CREATE_CQ_EVENT_FD, IOA_OPTIONAL),
+	IOA_UHW_IN,
+	IOA_UHW_OUT,
+};
+
 /**
  * uverbs_destroy_cq_obj - destroy a CQ and count the events it delivered
  * @ufile: the file
@@ -262,9 +373,9 @@ int uverbs_cmd_ex_create_cq(struct uverbs_cmd_ctx *ctx)
  *
  * Return: 0 or a negative errno; -EBUSY while a QP or SRQ uses the CQ.
  */
-int uverbs_destroy_cq_obj(struct ib_uverbs_file *ufile, u32 handle,
-			  struct ib_udata *udata,
-			  struct ib_uverbs_destroy_cq_resp *resp)
+static int uverbs_destroy_cq_obj(struct ib_uverbs_file *ufile, u32 handle,
+				 struct ib_udata *udata,
+				 struct ib_uverbs_destroy_cq_resp *resp)
 {
 	struct ib_ucq_object *ucq;
 	struct ib_uobject *uobj;
@@ -305,6 +416,29 @@ int uverbs_cmd_destroy_cq(struct uverbs_cmd_ctx *ctx)
 	return uverbs_response(ctx, &resp, sizeof(resp));
 }
 
+static int uverbs_ioctl_cq_destroy(struct uverbs_ioctl_call *call)
+{
+	struct ib_uverbs_destroy_cq_resp resp = {};
+	u32 handle;
+	int ret;
+
+	ret = ioa_get_handle(call, UVERBS_ATTR_DESTROY_CQ_HANDLE, &handle);
+	if (ret)
+		return ret;
+	ret = uverbs_destroy_cq_obj(call->ufile, handle, &call->driver_udata,
+				    &resp);
+	if (ret)
+		return ret;
+	return ioa_copy_to(call, UVERBS_ATTR_DESTROY_CQ_RESP, &resp,
+			   sizeof(resp), false);
+}
+
+static const struct uverbs_ioa_spec uverbs_cq_destroy_specs[] = {
+	IOA_OBJ(UVERBS_ATTR_DESTROY_CQ_HANDLE, IOA_MANDATORY),
+	IOA_TYPE_OUT(UVERBS_ATTR_DESTROY_CQ_RESP,
+		     struct ib_uverbs_destroy_cq_resp, IOA_MANDATORY),
+};
+
 /**
  * uverbs_cmd_req_notify_cq - REQ_NOTIFY_CQ: arm the completion event
  * @ctx: the command
@@ -338,3 +472,25 @@ int uverbs_cmd_req_notify_cq(struct uverbs_cmd_ctx *ctx)
 	uobj_put_read(uobj);
 	return ret;
 }
+
+static const struct uverbs_ioctl_method uverbs_cq_methods[] = {
+	{
+		.method_id = UVERBS_METHOD_CQ_CREATE,
+		.has_udata = true,
+		.handler = uverbs_ioctl_cq_create,
+		.specs = uverbs_cq_create_specs,
+		.num_specs = ARRAY_SIZE(uverbs_cq_create_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_CQ_DESTROY,
+		.handler = uverbs_ioctl_cq_destroy,
+		.specs = uverbs_cq_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_cq_destroy_specs),
+	},
+};
+
+const struct uverbs_ioctl_object uverbs_ioctl_object_cq = {
+	.object_id = UVERBS_OBJECT_CQ,
+	.methods = uverbs_cq_methods,
+	.num_methods = ARRAY_SIZE(uverbs_cq_methods),
+};

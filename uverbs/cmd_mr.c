@@ -6,10 +6,16 @@
  * ib_umem_get() (charged to RLIMIT_MEMLOCK).  CREATE_AH passes the
  * driver's response (rxe: the AH number UD work requests carry) through
  * the command's udata.
+ *
+ * The MR and AH objects of the verbs ioctl, whose only methods here are
+ * MR/DESTROY and AH/DESTROY, are beside DEREG_MR and DESTROY_AH.
+ *
+ * Locking: no lock of its own.  A command holds the objects it uses
+ * (uobj.c's use counts) while it runs.
  */
 #include <linux/slab.h>
 
-#include "uverbs.h"
+#include "ioctl.h"
 
 static int uverbs_free_mr(struct ib_uobject *uobj,
 			  enum uverbs_remove_reason why,
@@ -110,6 +116,11 @@ int uverbs_cmd_dereg_mr(struct uverbs_cmd_ctx *ctx)
 			    &ctx->driver_udata);
 }
 
+static int uverbs_ioctl_mr_destroy(struct uverbs_ioctl_call *call)
+{
+	return ioa_destroy(call, &uverbs_type_mr);
+}
+
 /**
  * uverbs_cmd_create_ah - CREATE_AH
  * @ctx: the command
@@ -204,3 +215,42 @@ int uverbs_cmd_destroy_ah(struct uverbs_cmd_ctx *ctx)
 	return uobj_destroy(&uverbs_type_ah, ctx->ufile, cmd.ah_handle,
 			    &ctx->driver_udata);
 }
+
+static int uverbs_ioctl_ah_destroy(struct uverbs_ioctl_call *call)
+{
+	return ioa_destroy(call, &uverbs_type_ah);
+}
+
+/* ------------------------------------------------------------------ */
+/* The ioctl's objects                                                 */
+/* ------------------------------------------------------------------ */
+
+static const struct uverbs_ioctl_method uverbs_mr_methods[] = {
+	{
+		.method_id = UVERBS_METHOD_MR_DESTROY,
+		.handler = uverbs_ioctl_mr_destroy,
+		.specs = uverbs_ioa_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_ioa_destroy_specs),
+	},
+};
+
+const struct uverbs_ioctl_object uverbs_ioctl_object_mr = {
+	.object_id = UVERBS_OBJECT_MR,
+	.methods = uverbs_mr_methods,
+	.num_methods = ARRAY_SIZE(uverbs_mr_methods),
+};
+
+static const struct uverbs_ioctl_method uverbs_ah_methods[] = {
+	{
+		.method_id = UVERBS_METHOD_AH_DESTROY,
+		.handler = uverbs_ioctl_ah_destroy,
+		.specs = uverbs_ioa_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_ioa_destroy_specs),
+	},
+};
+
+const struct uverbs_ioctl_object uverbs_ioctl_object_ah = {
+	.object_id = UVERBS_OBJECT_AH,
+	.methods = uverbs_ah_methods,
+	.num_methods = ARRAY_SIZE(uverbs_ah_methods),
+};

@@ -9,12 +9,20 @@
  * write work requests into the mmapped queue and then call POST_SEND with
  * no work request, which makes the driver process the send queue.  Work
  * requests carried in the command itself are not supported (-EINVAL).
+ *
+ * The QP and SRQ objects of the verbs ioctl are here too: QP/CREATE and
+ * SRQ/CREATE beside CREATE_QP and CREATE_SRQ (on the same creation
+ * functions), QP/DESTROY and SRQ/DESTROY beside DESTROY_QP and
+ * DESTROY_SRQ.
+ *
+ * Locking: no lock of its own.  A command holds the objects it uses
+ * (uobj.c's use counts) while it runs; the driver serialises its queues.
  */
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/rdma_netlink.h>
 
-#include "uverbs.h"
+#include "ioctl.h"
 
 static void uverbs_uevent_handler(struct ib_event *event, void *context)
 {
@@ -76,9 +84,9 @@ const struct uverbs_obj_type uverbs_type_srq = {
  *
  * Return: 0 or a negative errno.
  */
-int uverbs_destroy_uevent(struct ib_uverbs_file *ufile,
-			  const struct uverbs_obj_type *type, u32 id,
-			  struct ib_udata *udata, u32 *events_reported)
+static int uverbs_destroy_uevent(struct ib_uverbs_file *ufile,
+				 const struct uverbs_obj_type *type, u32 id,
+				 struct ib_udata *udata, u32 *events_reported)
 {
 	struct ib_uevent_object *uevent;
 	struct ib_uobject *uobj;
@@ -121,6 +129,31 @@ uverbs_uevent_alloc_begin(const struct uverbs_obj_type *type,
 }
 
 /**
+ * struct uverbs_qp_params - a QP to create (CREATE_QP, EX_CREATE_QP,
+ *	QP/CREATE)
+ * @user_handle: the user's cookie, echoed in events
+ * @pd: its protection domain
+ * @send_cq: its send CQ
+ * @recv_cq: its receive CQ
+ * @srq: its SRQ, or NULL
+ * @cap: the sizes wanted; updated to those allocated
+ * @qp_type: enum ib_qp_type
+ * @create_flags: IB_QP_CREATE_* for the driver
+ * @sq_sig_all: every send work request completes with a CQE
+ */
+struct uverbs_qp_params {
+	u64				user_handle;
+	struct ib_pd			*pd;
+	struct ib_cq			*send_cq;
+	struct ib_cq			*recv_cq;
+	struct ib_srq			*srq;
+	struct ib_qp_cap		cap;
+	enum ib_qp_type			qp_type;
+	u32				create_flags;
+	bool				sq_sig_all;
+};
+
+/**
  * uverbs_qp_create - create a QP for a user, not yet visible
  * @ufile: the file
  * @params: what the QP is made of; @params->cap is updated to what was
@@ -134,9 +167,9 @@ uverbs_uevent_alloc_begin(const struct uverbs_obj_type *type,
  *
  * Return: the new object, with @object the struct ib_qp, or an ERR_PTR().
  */
-struct ib_uobject *uverbs_qp_create(struct ib_uverbs_file *ufile,
-				    struct uverbs_qp_params *params,
-				    struct ib_udata *udata)
+static struct ib_uobject *uverbs_qp_create(struct ib_uverbs_file *ufile,
+					   struct uverbs_qp_params *params,
+					   struct ib_udata *udata)
 {
 	struct ib_qp_init_attr attr = {};
 	struct ib_uevent_object *uevent;
@@ -310,6 +343,188 @@ int uverbs_cmd_ex_create_qp(struct uverbs_cmd_ctx *ctx)
 		return -EOPNOTSUPP;
 	return uverbs_create_qp(ctx, &cmd, &resp, sizeof(resp));
 }
+
+#define UVERBS_QP_CREATE_FLAGS					\
+	(IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK |		\
+	 IB_UVERBS_QP_CREATE_SCATTER_FCS |			\
+	 IB_UVERBS_QP_CREATE_CVLAN_STRIPPING |			\
+	 IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING |		\
+	 IB_UVERBS_QP_CREATE_SQ_SIG_ALL)
+
+/*
+ * The creation flags a QP type may have, as upstream: besides SQ_SIG_ALL
+ * only UD and raw packet QPs have any, the Ethernet ones only the latter.
+ * The driver refuses what it cannot do.
+ */
+static int uverbs_qp_check_flags(u64 qp_type, u64 flags)
+{
+	flags &= ~(u64)IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	if (!flags || qp_type == IB_UVERBS_QPT_DRIVER)
+		return 0;
+	if (qp_type != IB_UVERBS_QPT_RAW_PACKET && qp_type != IB_UVERBS_QPT_UD)
+		return -EINVAL;
+	if (flags & (IB_UVERBS_QP_CREATE_SCATTER_FCS |
+		     IB_UVERBS_QP_CREATE_CVLAN_STRIPPING) &&
+	    qp_type != IB_UVERBS_QPT_RAW_PACKET)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The PD and CQs of a new QP, by type as upstream.  There are no XRC
+ * domains or indirection tables here, so a handle of either names
+ * nothing (-ENOENT) and an XRC target QP cannot be made.
+ */
+static int uverbs_ioctl_qp_objects(struct uverbs_ioctl_call *call,
+				   u64 qp_type,
+				   struct uverbs_qp_params *params)
+{
+	switch (qp_type) {
+	case IB_UVERBS_QPT_XRC_TGT:
+		if (ioa_has(call, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE) ||
+		    ioa_has(call, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE) ||
+		    ioa_has(call, UVERBS_ATTR_CREATE_QP_PD_HANDLE) ||
+		    ioa_has(call, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE))
+			return -EINVAL;
+		return -ENOENT;
+	case IB_UVERBS_QPT_RAW_PACKET:
+		if (!capable(CAP_NET_RAW))
+			return -EPERM;
+		fallthrough;
+	case IB_UVERBS_QPT_RC:
+	case IB_UVERBS_QPT_UC:
+	case IB_UVERBS_QPT_UD:
+	case IB_UVERBS_QPT_XRC_INI:
+	case IB_UVERBS_QPT_DRIVER:
+		if (ioa_has(call, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE) ||
+		    (ioa_has(call, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE) &&
+		     qp_type == IB_UVERBS_QPT_XRC_INI))
+			return -EINVAL;
+		params->pd = ioa_get_obj(call, UVERBS_ATTR_CREATE_QP_PD_HANDLE,
+					 &uverbs_type_pd);
+		if (IS_ERR(params->pd))
+			return PTR_ERR(params->pd);
+		if (ioa_has(call, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE))
+			return -ENOENT;
+		params->send_cq = ioa_get_obj(call,
+					      UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE,
+					      &uverbs_type_cq);
+		if (IS_ERR(params->send_cq))
+			return PTR_ERR(params->send_cq);
+		if (qp_type == IB_UVERBS_QPT_XRC_INI)
+			return 0;
+		params->recv_cq = ioa_get_obj(call,
+					      UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE,
+					      &uverbs_type_cq);
+		if (IS_ERR(params->recv_cq))
+			return PTR_ERR(params->recv_cq);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int uverbs_ioctl_qp_create(struct uverbs_ioctl_call *call)
+{
+	struct uverbs_qp_params params = {};
+	struct ib_uverbs_qp_cap cap;
+	struct ib_uobject *uobj;
+	u64 qp_type, flags;
+	u32 source_qpn;
+	int ret;
+
+	ret = ioa_check_event_fd(call, UVERBS_ATTR_CREATE_QP_EVENT_FD);
+	if (ret)
+		return ret;
+	ret = ioa_copy_from(call, UVERBS_ATTR_CREATE_QP_CAP, &cap, sizeof(cap));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_QP_USER_HANDLE,
+				     &params.user_handle,
+				     sizeof(params.user_handle));
+	if (!ret)
+		ret = ioa_get_const(call, UVERBS_ATTR_CREATE_QP_TYPE, U64_MAX,
+				    &qp_type);
+	if (ret)
+		return ret;
+
+	ret = uverbs_ioctl_qp_objects(call, qp_type, &params);
+	if (ret)
+		return ret;
+	ret = ioa_get_flags(call, UVERBS_ATTR_CREATE_QP_FLAGS,
+			    UVERBS_QP_CREATE_FLAGS, &flags);
+	if (ret)
+		return ret;
+	ret = uverbs_qp_check_flags(qp_type, flags);
+	if (ret)
+		return ret;
+	/* IB_QP_CREATE_SOURCE_QPN: no driver here can do it */
+	if (!ioa_get_inline(call, UVERBS_ATTR_CREATE_QP_SOURCE_QPN,
+			    &source_qpn, sizeof(source_qpn)))
+		return -EOPNOTSUPP;
+
+	if (ioa_has(call, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE)) {
+		params.srq = ioa_get_obj(call, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE,
+					 &uverbs_type_srq);
+		if (IS_ERR(params.srq))
+			return PTR_ERR(params.srq);
+		/* an XRC SRQ serves XRC targets only (none come here) */
+		if (params.srq->srq_type == IB_SRQT_XRC)
+			return -EINVAL;
+	}
+
+	/* a uverbs flag, not the driver's */
+	params.sq_sig_all = flags & IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	params.create_flags = flags & ~(u64)IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	/* the uverbs QP types have the values of enum ib_qp_type */
+	params.qp_type = qp_type;
+	params.cap.max_send_wr = cap.max_send_wr;
+	params.cap.max_recv_wr = cap.max_recv_wr;
+	params.cap.max_send_sge = cap.max_send_sge;
+	params.cap.max_recv_sge = cap.max_recv_sge;
+	params.cap.max_inline_data = cap.max_inline_data;
+
+	uobj = uverbs_qp_create(call->ufile, &params, &call->driver_udata);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = ioa_new_uobj(call, UVERBS_ATTR_CREATE_QP_HANDLE, uobj);
+	if (ret)
+		return ret;
+
+	cap.max_send_wr = params.cap.max_send_wr;
+	cap.max_recv_wr = params.cap.max_recv_wr;
+	cap.max_send_sge = params.cap.max_send_sge;
+	cap.max_recv_sge = params.cap.max_recv_sge;
+	cap.max_inline_data = params.cap.max_inline_data;
+	ret = ioa_copy_to(call, UVERBS_ATTR_CREATE_QP_RESP_CAP, &cap,
+			  sizeof(cap), true);
+	if (ret)
+		return ret;
+	return ioa_copy_to(call, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM,
+			   &((struct ib_qp *)uobj->object)->qp_num,
+			   sizeof(u32), false);
+}
+
+static const struct uverbs_ioa_spec uverbs_qp_create_specs[] = {
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_HANDLE, IOA_MANDATORY),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_PD_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE, IOA_OPTIONAL),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_QP_USER_HANDLE, u64, IOA_MANDATORY),
+	IOA_STRUCT_IN(UVERBS_ATTR_CREATE_QP_CAP, struct ib_uverbs_qp_cap,
+		      max_inline_data, IOA_MANDATORY),
+	IOA_CONST_IN(UVERBS_ATTR_CREATE_QP_TYPE, IOA_MANDATORY),
+	IOA_FLAGS_IN(UVERBS_ATTR_CREATE_QP_FLAGS, IOA_OPTIONAL),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_QP_SOURCE_QPN, u32, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_QP_EVENT_FD, IOA_OPTIONAL),
+	IOA_STRUCT_OUT(UVERBS_ATTR_CREATE_QP_RESP_CAP, struct ib_uverbs_qp_cap,
+		       max_inline_data, IOA_MANDATORY),
+	IOA_TYPE_OUT(UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, u32, IOA_MANDATORY),
+	IOA_UHW_IN,
+	IOA_UHW_OUT,
+};
 
 static void uverbs_dest_to_ah_attr(struct ib_device *ib_dev,
 				   struct rdma_ah_attr *ah,
@@ -564,59 +779,116 @@ int uverbs_cmd_destroy_qp(struct uverbs_cmd_ctx *ctx)
 	return uverbs_response(ctx, &resp, sizeof(resp));
 }
 
-/*
- * The fixed part of the post commands, which all have this layout; work
- * requests and scatter entries follow it.  Only the doorbell form (no
- * work request, no scatter entry) is accepted.
- */
-static int uverbs_post_request(struct uverbs_cmd_ctx *ctx,
-			       struct ib_uverbs_post_send *cmd,
-			       size_t min_wqe_size)
+/* QP and SRQ: attribute 0 the handle, 1 the events reported. */
+static int uverbs_ioctl_uevent_destroy(struct uverbs_ioctl_call *call,
+				       const struct uverbs_obj_type *type)
 {
-	if (copy_from_user(cmd, ctx->inbuf, sizeof(*cmd)))
+	u32 events_reported = 0;
+	u32 handle;
+	int ret;
+
+	ret = ioa_get_handle(call, 0, &handle);
+	if (ret)
+		return ret;
+	ret = uverbs_destroy_uevent(call->ufile, type, handle,
+				    &call->driver_udata, &events_reported);
+	if (ret)
+		return ret;
+	return ioa_copy_to(call, 1, &events_reported, sizeof(events_reported),
+			   false);
+}
+
+static int uverbs_ioctl_qp_destroy(struct uverbs_ioctl_call *call)
+{
+	return uverbs_ioctl_uevent_destroy(call, &uverbs_type_qp);
+}
+
+static const struct uverbs_ioa_spec uverbs_qp_destroy_specs[] = {
+	IOA_OBJ(UVERBS_ATTR_DESTROY_QP_HANDLE, IOA_MANDATORY),
+	IOA_TYPE_OUT(UVERBS_ATTR_DESTROY_QP_RESP,
+		     struct ib_uverbs_destroy_qp_resp, IOA_MANDATORY),
+};
+
+/* The queue a post command rings the doorbell of. */
+enum uverbs_doorbell {
+	UVERBS_DOORBELL_SEND,		/* POST_SEND: a QP's send queue */
+	UVERBS_DOORBELL_RECV,		/* POST_RECV: a QP's receive queue */
+	UVERBS_DOORBELL_SRQ_RECV,	/* POST_SRQ_RECV: an SRQ */
+};
+
+/*
+ * The post commands: only the doorbell form, without work requests or
+ * scatter entries, is accepted.  The three requests have the layout of
+ * POST_SEND's (POST_SRQ_RECV's srq_handle in place of qp_handle), the
+ * three responses that of POST_SEND's, a bad_wr of 0 here.  The driver
+ * processes the queue's ring.
+ */
+static int uverbs_post_doorbell(struct uverbs_cmd_ctx *ctx,
+				enum uverbs_doorbell doorbell)
+{
+	const struct ib_device_ops *ops = ctx->ib_dev->ops;
+	struct ib_uverbs_post_send_resp resp = {};
+	const struct ib_send_wr *bad_send_wr = NULL;
+	const struct ib_recv_wr *bad_recv_wr = NULL;
+	const struct uverbs_obj_type *type;
+	struct ib_uverbs_post_send cmd;
+	struct ib_uobject *uobj;
+	size_t wqe_size;
+	int ret;
+
+	static_assert(sizeof(struct ib_uverbs_post_recv_resp) == sizeof(resp));
+	static_assert(sizeof(struct ib_uverbs_post_srq_recv_resp) ==
+		      sizeof(resp));
+
+	wqe_size = doorbell == UVERBS_DOORBELL_SEND ?
+		   sizeof(struct ib_uverbs_send_wr) :
+		   sizeof(struct ib_uverbs_recv_wr);
+	if (copy_from_user(&cmd, ctx->inbuf, sizeof(cmd)))
 		return -EFAULT;
-	if (cmd->wqe_size < min_wqe_size)
+	if (cmd.wqe_size < wqe_size)
 		return -EINVAL;
 	/* work requests in the command: not implemented */
-	if (cmd->wr_count || cmd->sge_count ||
-	    ctx->inlen != sizeof(*cmd))
+	if (cmd.wr_count || cmd.sge_count || ctx->inlen != sizeof(cmd))
 		return -EINVAL;
-	return 0;
+
+	type = doorbell == UVERBS_DOORBELL_SRQ_RECV ? &uverbs_type_srq :
+						      &uverbs_type_qp;
+	uobj = uobj_get_read(type, ctx->ufile, cmd.qp_handle);
+	if (IS_ERR(uobj))
+		return -EINVAL;
+	/* the object's device is the file's */
+	ret = -EOPNOTSUPP;
+	switch (doorbell) {
+	case UVERBS_DOORBELL_SEND:
+		if (ops->post_send)
+			ret = ops->post_send(uobj->object, NULL, &bad_send_wr);
+		break;
+	case UVERBS_DOORBELL_RECV:
+		if (ops->post_recv)
+			ret = ops->post_recv(uobj->object, NULL, &bad_recv_wr);
+		break;
+	case UVERBS_DOORBELL_SRQ_RECV:
+		if (ops->post_srq_recv)
+			ret = ops->post_srq_recv(uobj->object, NULL,
+						 &bad_recv_wr);
+		break;
+	}
+	uobj_put_read(uobj);
+	if (ret)
+		return ret;
+	return uverbs_response(ctx, &resp, sizeof(resp));
 }
 
 /**
  * uverbs_cmd_post_send - POST_SEND: the send doorbell
  * @ctx: the command
  *
- * The driver processes the QP's send queue ring.
- *
  * Return: 0 or a negative errno; -EINVAL for a command carrying work
  * requests.
  */
 int uverbs_cmd_post_send(struct uverbs_cmd_ctx *ctx)
 {
-	struct ib_uverbs_post_send_resp resp = {};
-	const struct ib_send_wr *bad_wr = NULL;
-	struct ib_uverbs_post_send cmd;
-	struct ib_uobject *uobj;
-	struct ib_qp *qp;
-	int ret;
-
-	ret = uverbs_post_request(ctx, &cmd, sizeof(struct ib_uverbs_send_wr));
-	if (ret)
-		return ret;
-	uobj = uobj_get_read(&uverbs_type_qp, ctx->ufile, cmd.qp_handle);
-	if (IS_ERR(uobj))
-		return -EINVAL;
-	qp = uobj->object;
-	if (qp->device->ops->post_send)
-		ret = qp->device->ops->post_send(qp, NULL, &bad_wr);
-	else
-		ret = -EOPNOTSUPP;
-	uobj_put_read(uobj);
-	if (ret)
-		return ret;
-	return uverbs_response(ctx, &resp, sizeof(resp));
+	return uverbs_post_doorbell(ctx, UVERBS_DOORBELL_SEND);
 }
 
 /**
@@ -628,28 +900,7 @@ int uverbs_cmd_post_send(struct uverbs_cmd_ctx *ctx)
  */
 int uverbs_cmd_post_recv(struct uverbs_cmd_ctx *ctx)
 {
-	struct ib_uverbs_post_recv_resp resp = {};
-	const struct ib_recv_wr *bad_wr = NULL;
-	struct ib_uverbs_post_send cmd;
-	struct ib_uobject *uobj;
-	struct ib_qp *qp;
-	int ret;
-
-	ret = uverbs_post_request(ctx, &cmd, sizeof(struct ib_uverbs_recv_wr));
-	if (ret)
-		return ret;
-	uobj = uobj_get_read(&uverbs_type_qp, ctx->ufile, cmd.qp_handle);
-	if (IS_ERR(uobj))
-		return -EINVAL;
-	qp = uobj->object;
-	if (qp->device->ops->post_recv)
-		ret = qp->device->ops->post_recv(qp, NULL, &bad_wr);
-	else
-		ret = -EOPNOTSUPP;
-	uobj_put_read(uobj);
-	if (ret)
-		return ret;
-	return uverbs_response(ctx, &resp, sizeof(resp));
+	return uverbs_post_doorbell(ctx, UVERBS_DOORBELL_RECV);
 }
 
 /**
@@ -661,34 +912,26 @@ int uverbs_cmd_post_recv(struct uverbs_cmd_ctx *ctx)
  */
 int uverbs_cmd_post_srq_recv(struct uverbs_cmd_ctx *ctx)
 {
-	struct ib_uverbs_post_srq_recv_resp resp = {};
-	const struct ib_recv_wr *bad_wr = NULL;
-	struct ib_uverbs_post_send cmd;
-	struct ib_uobject *uobj;
-	struct ib_srq *srq;
-	int ret;
-
-	/* same layout as POST_SEND, srq_handle in place of qp_handle */
-	ret = uverbs_post_request(ctx, &cmd, sizeof(struct ib_uverbs_recv_wr));
-	if (ret)
-		return ret;
-	uobj = uobj_get_read(&uverbs_type_srq, ctx->ufile, cmd.qp_handle);
-	if (IS_ERR(uobj))
-		return -EINVAL;
-	srq = uobj->object;
-	if (srq->device->ops->post_srq_recv)
-		ret = srq->device->ops->post_srq_recv(srq, NULL, &bad_wr);
-	else
-		ret = -EOPNOTSUPP;
-	uobj_put_read(uobj);
-	if (ret)
-		return ret;
-	return uverbs_response(ctx, &resp, sizeof(resp));
+	return uverbs_post_doorbell(ctx, UVERBS_DOORBELL_SRQ_RECV);
 }
 
 /* ------------------------------------------------------------------ */
 /* Shared receive queues                                               */
 /* ------------------------------------------------------------------ */
+
+/**
+ * struct uverbs_srq_params - an SRQ to create (CREATE_SRQ, SRQ/CREATE)
+ * @user_handle: the user's cookie, echoed in events
+ * @pd: its protection domain
+ * @srq_type: enum ib_srq_type
+ * @attr: the sizes and limit wanted; updated to those allocated
+ */
+struct uverbs_srq_params {
+	u64				user_handle;
+	struct ib_pd			*pd;
+	enum ib_srq_type		srq_type;
+	struct ib_srq_attr		attr;
+};
 
 /**
  * uverbs_srq_create - create an SRQ for a user, not yet visible
@@ -704,9 +947,9 @@ int uverbs_cmd_post_srq_recv(struct uverbs_cmd_ctx *ctx)
  * Return: the new object, with @object the struct ib_srq, or an
  * ERR_PTR(); -EOPNOTSUPP for other than basic SRQs.
  */
-struct ib_uobject *uverbs_srq_create(struct ib_uverbs_file *ufile,
-				     struct uverbs_srq_params *params,
-				     struct ib_udata *udata)
+static struct ib_uobject *uverbs_srq_create(struct ib_uverbs_file *ufile,
+					    struct uverbs_srq_params *params,
+					    struct ib_udata *udata)
 {
 	struct ib_srq_init_attr attr = {};
 	struct ib_uevent_object *uevent;
@@ -778,6 +1021,107 @@ out_pd:
 	uobj_put_read(pd_uobj);
 	return ret;
 }
+
+/*
+ * The type-specific objects of a new SRQ, as upstream: XRC and
+ * tag-matching SRQs have a CQ, XRC ones an XRC domain, of which there are
+ * none here (-ENOENT), tag-matching ones a number of tags.
+ */
+static int uverbs_ioctl_srq_objects(struct uverbs_ioctl_call *call,
+				    u64 srq_type)
+{
+	struct ib_cq *cq;
+	u32 max_num_tags;
+
+	switch (srq_type) {
+	case IB_UVERBS_SRQT_BASIC:
+		return 0;
+	case IB_UVERBS_SRQT_XRC:
+	case IB_UVERBS_SRQT_TM:
+		cq = ioa_get_obj(call, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE,
+				 &uverbs_type_cq);
+		if (IS_ERR(cq))
+			return PTR_ERR(cq);
+		if (srq_type == IB_UVERBS_SRQT_XRC)
+			return -ENOENT;
+		return ioa_get_inline(call, UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS,
+				      &max_num_tags, sizeof(max_num_tags));
+	default:
+		return -EINVAL;
+	}
+}
+
+static int uverbs_ioctl_srq_create(struct uverbs_ioctl_call *call)
+{
+	struct uverbs_srq_params params = {};
+	struct ib_uobject *uobj;
+	u64 srq_type;
+	int ret;
+
+	ret = ioa_check_event_fd(call, UVERBS_ATTR_CREATE_SRQ_EVENT_FD);
+	if (ret)
+		return ret;
+	params.pd = ioa_get_obj(call, UVERBS_ATTR_CREATE_SRQ_PD_HANDLE,
+				&uverbs_type_pd);
+	if (IS_ERR(params.pd))
+		return PTR_ERR(params.pd);
+	ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_SRQ_MAX_SGE,
+			     &params.attr.max_sge, sizeof(u32));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_SRQ_MAX_WR,
+				     &params.attr.max_wr, sizeof(u32));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_SRQ_LIMIT,
+				     &params.attr.srq_limit, sizeof(u32));
+	if (!ret)
+		ret = ioa_get_inline(call, UVERBS_ATTR_CREATE_SRQ_USER_HANDLE,
+				     &params.user_handle,
+				     sizeof(params.user_handle));
+	if (!ret)
+		ret = ioa_get_const(call, UVERBS_ATTR_CREATE_SRQ_TYPE, U64_MAX,
+				    &srq_type);
+	if (ret)
+		return ret;
+	ret = uverbs_ioctl_srq_objects(call, srq_type);
+	if (ret)
+		return ret;
+	/* the uverbs SRQ types have the values of enum ib_srq_type */
+	params.srq_type = srq_type;
+
+	/* the core refuses all but basic SRQs */
+	uobj = uverbs_srq_create(call->ufile, &params, &call->driver_udata);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = ioa_new_uobj(call, UVERBS_ATTR_CREATE_SRQ_HANDLE, uobj);
+	if (ret)
+		return ret;
+	ret = ioa_copy_to(call, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR,
+			  &params.attr.max_wr, sizeof(u32), false);
+	if (ret)
+		return ret;
+	/* RESP_SRQ_NUM is for XRC SRQs only */
+	return ioa_copy_to(call, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE,
+			   &params.attr.max_sge, sizeof(u32), false);
+}
+
+static const struct uverbs_ioa_spec uverbs_srq_create_specs[] = {
+	IOA_OBJ(UVERBS_ATTR_CREATE_SRQ_HANDLE, IOA_MANDATORY),
+	IOA_OBJ(UVERBS_ATTR_CREATE_SRQ_PD_HANDLE, IOA_MANDATORY),
+	IOA_CONST_IN(UVERBS_ATTR_CREATE_SRQ_TYPE, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_SRQ_USER_HANDLE, u64, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_SRQ_MAX_WR, u32, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_SRQ_MAX_SGE, u32, IOA_MANDATORY),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_SRQ_LIMIT, u32, IOA_MANDATORY),
+	IOA_OBJ(UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, IOA_OPTIONAL),
+	IOA_TYPE_IN(UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS, u32, IOA_OPTIONAL),
+	IOA_OBJ(UVERBS_ATTR_CREATE_SRQ_EVENT_FD, IOA_OPTIONAL),
+	IOA_TYPE_OUT(UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR, u32, IOA_MANDATORY),
+	IOA_TYPE_OUT(UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE, u32, IOA_MANDATORY),
+	IOA_TYPE_OUT(UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM, u32, IOA_OPTIONAL),
+	IOA_UHW_IN,
+	IOA_UHW_OUT,
+};
 
 /**
  * uverbs_cmd_modify_srq - MODIFY_SRQ: resize or arm the limit
@@ -858,3 +1202,62 @@ int uverbs_cmd_destroy_srq(struct uverbs_cmd_ctx *ctx)
 		return ret;
 	return uverbs_response(ctx, &resp, sizeof(resp));
 }
+
+static int uverbs_ioctl_srq_destroy(struct uverbs_ioctl_call *call)
+{
+	return uverbs_ioctl_uevent_destroy(call, &uverbs_type_srq);
+}
+
+static const struct uverbs_ioa_spec uverbs_srq_destroy_specs[] = {
+	IOA_OBJ(UVERBS_ATTR_DESTROY_SRQ_HANDLE, IOA_MANDATORY),
+	IOA_TYPE_OUT(UVERBS_ATTR_DESTROY_SRQ_RESP,
+		     struct ib_uverbs_destroy_srq_resp, IOA_MANDATORY),
+};
+
+/* ------------------------------------------------------------------ */
+/* The ioctl's objects                                                 */
+/* ------------------------------------------------------------------ */
+
+static const struct uverbs_ioctl_method uverbs_qp_methods[] = {
+	{
+		.method_id = UVERBS_METHOD_QP_CREATE,
+		.has_udata = true,
+		.handler = uverbs_ioctl_qp_create,
+		.specs = uverbs_qp_create_specs,
+		.num_specs = ARRAY_SIZE(uverbs_qp_create_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_QP_DESTROY,
+		.handler = uverbs_ioctl_qp_destroy,
+		.specs = uverbs_qp_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_qp_destroy_specs),
+	},
+};
+
+const struct uverbs_ioctl_object uverbs_ioctl_object_qp = {
+	.object_id = UVERBS_OBJECT_QP,
+	.methods = uverbs_qp_methods,
+	.num_methods = ARRAY_SIZE(uverbs_qp_methods),
+};
+
+static const struct uverbs_ioctl_method uverbs_srq_methods[] = {
+	{
+		.method_id = UVERBS_METHOD_SRQ_CREATE,
+		.has_udata = true,
+		.handler = uverbs_ioctl_srq_create,
+		.specs = uverbs_srq_create_specs,
+		.num_specs = ARRAY_SIZE(uverbs_srq_create_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_SRQ_DESTROY,
+		.handler = uverbs_ioctl_srq_destroy,
+		.specs = uverbs_srq_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_srq_destroy_specs),
+	},
+};
+
+const struct uverbs_ioctl_object uverbs_ioctl_object_srq = {
+	.object_id = UVERBS_OBJECT_SRQ,
+	.methods = uverbs_srq_methods,
+	.num_methods = ARRAY_SIZE(uverbs_srq_methods),
+};

@@ -20,7 +20,14 @@
  * disassociates every open file from the device (its objects and context
  * are destroyed as if it were closed) and returns without waiting for the
  * files to be closed; they fail with -EIO from then on.
+ *
+ * Locking: every system call on a file is a read section of its device's
+ * disassociate_srcu; the device's lists_mutex guards its list of open
+ * files; the device numbers come from an IDA with its own lock.  What
+ * those protect is described in uverbs.h.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/idr.h>
@@ -202,7 +209,7 @@ static ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 	ssize_t ret;
 
 	if (!ib_uverbs_safe_access(filp)) {
-		pr_err_once("uverbs: process %d (%s) writes to a uverbs file opened with other credentials\n",
+		pr_err_once("process %d (%s) writes to a uverbs file opened with other credentials\n",
 			    task_tgid_vnr(current), current->comm);
 		return -EACCES;
 	}
@@ -417,14 +424,14 @@ static int __init ib_uverbs_init(void)
 	ret = register_chrdev_region(uverbs_fixed_base,
 				     IB_UVERBS_NUM_FIXED_MINOR, "infiniband_verbs");
 	if (ret) {
-		pr_err("uverbs: cannot register device numbers\n");
+		pr_err("cannot register device numbers\n");
 		return ret;
 	}
 	ret = alloc_chrdev_region(&uverbs_dynamic_base, 0,
 				  IB_UVERBS_NUM_DYNAMIC_MINOR,
 				  "infiniband_verbs");
 	if (ret) {
-		pr_err("uverbs: cannot allocate dynamic device numbers\n");
+		pr_err("cannot allocate dynamic device numbers\n");
 		goto err_fixed;
 	}
 	ret = class_register(&uverbs_class);

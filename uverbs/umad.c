@@ -29,7 +29,14 @@
  * Device removal: the client's remove callback deletes the character
  * devices, unregisters every agent of every open file and returns; the
  * files then fail with -EIO (read, write) or report EPOLLERR.
+ *
+ * Locking: a port's file_mutex guards its device pointer and its list of
+ * files and orders agent registration against removal; a file's mutex
+ * guards its agents, its recv_lock and send_lock its queues (see struct
+ * umad_port and struct umad_file); sm_sem admits one issmN opener.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fs.h>
@@ -1204,14 +1211,14 @@ static int __init ib_umad_init(void)
 				     IB_UMAD_NUM_FIXED_MINOR * 2,
 				     "infiniband_mad");
 	if (ret) {
-		pr_err("umad: cannot register device numbers\n");
+		pr_err("cannot register device numbers\n");
 		return ret;
 	}
 	ret = alloc_chrdev_region(&umad_dynamic_base, 0,
 				  IB_UMAD_NUM_DYNAMIC_MINOR * 2,
 				  "infiniband_mad");
 	if (ret) {
-		pr_err("umad: cannot allocate dynamic device numbers\n");
+		pr_err("cannot allocate dynamic device numbers\n");
 		goto err_fixed;
 	}
 	ret = class_register(&umad_class);

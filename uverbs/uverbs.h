@@ -9,15 +9,19 @@
  *   handles.c the per-file handle table: handles, types, lookup, and
  *            the destruction of everything at close or removal
  *   cmd.c    the write() command ABI: header checks, context, device
- *            and PD commands, the command table
+ *            and PD commands, the command table; the ioctl's DEVICE
+ *            (INVOKE_WRITE into the command table among them),
+ *            ASYNC_EVENT and PD methods
  *   ioctl.c  the ioctl command ABI (RDMA_VERBS_IOCTL): header and
- *            attribute checks against a table of methods, INVOKE_WRITE
- *            into cmd.c's table, the device and async event methods,
- *            CQ/QP/SRQ CREATE (on cmd_cq.c's and cmd_qp.c's creation
- *            functions, shared with write()) and the destroy methods
- *   cmd_cq.c completion channels and CQs
- *   cmd_qp.c QPs, SRQs and their doorbells
- *   cmd_mr.c MRs and AHs
+ *            attribute checks against the method's table, the lookup of
+ *            the method among the objects of ioctl.h, the accessors of
+ *            the attributes, the end of a call (new object committed or
+ *            destroyed, held objects released)
+ *   cmd_cq.c completion channels and CQs; the CQ methods
+ *   cmd_qp.c QPs, SRQs and their doorbells; the QP and SRQ methods
+ *   cmd_mr.c MRs and AHs; their DESTROY methods
+ *   ioctl.h  what the methods share: attribute specs, method and object
+ *            tables, the call and its accessors
  *   event.c  the event files: the async one (GET_CONTEXT write command
  *            or ASYNC_EVENT/ALLOC method) and the completion channels
  *
@@ -267,62 +271,6 @@ struct uverbs_async_fd {
 	int				fd;
 };
 
-/**
- * struct uverbs_cq_params - a CQ to create (CREATE_CQ, EX_CREATE_CQ,
- *	CQ/CREATE)
- * @user_handle: the user's cookie, echoed in events
- * @cqe: the entries wanted
- * @comp_vector: the completion vector
- * @flags: IB_UVERBS_CQ_FLAGS_*
- * @comp_file: its completion channel, or NULL
- */
-struct uverbs_cq_params {
-	u64				user_handle;
-	u32				cqe;
-	u32				comp_vector;
-	u32				flags;
-	struct ib_uverbs_comp_file	*comp_file;
-};
-
-/**
- * struct uverbs_qp_params - a QP to create (CREATE_QP, EX_CREATE_QP,
- *	QP/CREATE)
- * @user_handle: the user's cookie, echoed in events
- * @pd: its protection domain
- * @send_cq: its send CQ
- * @recv_cq: its receive CQ
- * @srq: its SRQ, or NULL
- * @cap: the sizes wanted; updated to those allocated
- * @qp_type: enum ib_qp_type
- * @create_flags: IB_QP_CREATE_* for the driver
- * @sq_sig_all: every send work request completes with a CQE
- */
-struct uverbs_qp_params {
-	u64				user_handle;
-	struct ib_pd			*pd;
-	struct ib_cq			*send_cq;
-	struct ib_cq			*recv_cq;
-	struct ib_srq			*srq;
-	struct ib_qp_cap		cap;
-	enum ib_qp_type			qp_type;
-	u32				create_flags;
-	bool				sq_sig_all;
-};
-
-/**
- * struct uverbs_srq_params - an SRQ to create (CREATE_SRQ, SRQ/CREATE)
- * @user_handle: the user's cookie, echoed in events
- * @pd: its protection domain
- * @srq_type: enum ib_srq_type
- * @attr: the sizes and limit wanted; updated to those allocated
- */
-struct uverbs_srq_params {
-	u64				user_handle;
-	struct ib_pd			*pd;
-	enum ib_srq_type		srq_type;
-	struct ib_srq_attr		attr;
-};
-
 /* main.c */
 void ib_uverbs_release_file(struct kref *ref);
 
@@ -333,50 +281,26 @@ ssize_t ib_uverbs_write_cmd(struct ib_uverbs_file *ufile,
 int uverbs_request(struct uverbs_cmd_ctx *ctx, void *req, size_t req_len);
 int uverbs_response(struct uverbs_cmd_ctx *ctx, const void *resp,
 		    size_t resp_len);
-int uverbs_write_invoke(struct uverbs_cmd_ctx *ctx, u32 command);
-struct ib_ucontext *uverbs_ucontext_alloc(struct ib_uverbs_file *ufile,
-					  struct ib_device *ib_dev,
-					  struct ib_udata *udata);
-void uverbs_ucontext_publish(struct ib_uverbs_file *ufile,
-			     struct ib_ucontext *uctx);
-int uverbs_query_port_resp(struct ib_device *ib_dev, u32 port_num,
-			   struct ib_uverbs_query_port_resp *resp,
-			   struct ib_port_attr *attr);
 
-/* ioctl.c */
+/* ioctl.c (the methods: ioctl.h) */
 long ib_uverbs_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
 /* cmd_cq.c, cmd_qp.c, cmd_mr.c: the commands, see cmd.c's table */
 int uverbs_cmd_create_comp_channel(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_create_cq(struct uverbs_cmd_ctx *ctx);
-struct ib_uobject *uverbs_cq_create(struct ib_uverbs_file *ufile,
-				    const struct uverbs_cq_params *params,
-				    struct ib_udata *udata);
 int uverbs_cmd_ex_create_cq(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_destroy_cq(struct uverbs_cmd_ctx *ctx);
-int uverbs_destroy_cq_obj(struct ib_uverbs_file *ufile, u32 handle,
-			  struct ib_udata *udata,
-			  struct ib_uverbs_destroy_cq_resp *resp);
 int uverbs_cmd_req_notify_cq(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_create_qp(struct uverbs_cmd_ctx *ctx);
-struct ib_uobject *uverbs_qp_create(struct ib_uverbs_file *ufile,
-				    struct uverbs_qp_params *params,
-				    struct ib_udata *udata);
 int uverbs_cmd_ex_create_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_modify_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_ex_modify_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_query_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_destroy_qp(struct uverbs_cmd_ctx *ctx);
-int uverbs_destroy_uevent(struct ib_uverbs_file *ufile,
-			  const struct uverbs_obj_type *type, u32 id,
-			  struct ib_udata *udata, u32 *events_reported);
 int uverbs_cmd_post_send(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_post_recv(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_post_srq_recv(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_create_srq(struct uverbs_cmd_ctx *ctx);
-struct ib_uobject *uverbs_srq_create(struct ib_uverbs_file *ufile,
-				     struct uverbs_srq_params *params,
-				     struct ib_udata *udata);
 int uverbs_cmd_modify_srq(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_query_srq(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_destroy_srq(struct uverbs_cmd_ctx *ctx);
