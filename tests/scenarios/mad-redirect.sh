@@ -27,16 +27,10 @@ set -u
 here=$(dirname "$0")
 ib=/sys/class/infiniband
 
-# run_py ARGS...: mad_redirect.py's ok/not ok lines as TAP lines
+# run_py ARGS...: mad_redirect.py ARGS, its checks as TAP
 run_py() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap_pass "${line#ok }" ;;
-		"not ok "*) tap_fail "${line#not ok }" ;;
-		*) tap_diag "$line" ;;
-		esac
-	done < <(timeout 60 python3 "$here/mad_redirect.py" "$@" 2>&1)
+	tap_checker "mad_redirect.py $1 exits 0" \
+		timeout 60 python3 "$here/mad_redirect.py" "$@"
 }
 
 # field TEXT NAME: the value of a "Name:.....value" line of perfquery

@@ -161,17 +161,8 @@ tap_is "vmlx0: the counts are back after the loop" \
 	"$(res_counts vmlx0)" "$before0"
 
 # --- raw requests -----------------------------------------------------------------
-out=$(python3 "$(dirname "$0")/rdma-nl-requests.py" 2>&1)
-rc=$?
-while IFS= read -r line; do
-	case $line in
-	"ok "*) tap_pass "netlink: ${line#ok }" ;;
-	"not ok "*) tap_fail "netlink: ${line#not ok }" ;;
-	"") ;;
-	*) tap_diag "$line" ;;
-	esac
-done <<<"$out"
-tap_ok $rc "rdma-nl-requests.py exits 0"
+tap_checker --prefix "netlink: " "rdma-nl-requests.py exits 0" \
+	python3 "$(dirname "$0")/rdma-nl-requests.py"
 
 # --- libibverbs discovery -------------------------------------------------------
 tap_check "modprobe ib_uverbs" modprobe ib_uverbs

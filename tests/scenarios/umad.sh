@@ -23,16 +23,9 @@ here=$(dirname "$0")
 ib=/sys/class/infiniband
 mad=/sys/class/infiniband_mad
 
-# run_py MODE: umad_check.py MODE, its ok/not ok lines as TAP lines
+# run_py MODE: umad_check.py MODE, its checks as TAP
 run_py() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap_pass "${line#ok }" ;;
-		"not ok "*) tap_fail "${line#not ok }" ;;
-		*) tap_diag "$line" ;;
-		esac
-	done < <(python3 "$here/umad_check.py" "$1" 2>&1)
+	tap_checker "umad_check.py $1 exits 0" python3 "$here/umad_check.py" "$1"
 }
 
 # guid SYSFS_GUID: 0x0123456789abcdef from 0123:4567:89ab:cdef
