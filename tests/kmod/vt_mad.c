@@ -933,8 +933,8 @@ static void vm_case_smp(struct vt_run *run)
 	struct vm_agent s = {};
 
 	if (!da->ops->process_mad) {
-		vt_out(run, "not ok mad smp: %s has no process_mad (no SMA)",
-		       dev_name(&da->dev));
+		vt_check(run, false, "mad smp: %s has no process_mad (no SMA)",
+			 dev_name(&da->dev));
 		return;
 	}
 	if (vm_register(run, &s, da, IB_QPT_SMI, NULL)) {

@@ -16,7 +16,6 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
-. "$here/../vm/user.sh"
 
 ib=/sys/class/infiniband
 uv=/sys/class/infiniband_verbs
@@ -78,17 +77,14 @@ done
 tap_check "ibv_devinfo -v" ibv_devinfo -v
 
 # --- raw commands -------------------------------------------------------
-run_py() {	# run_py DESC SCRIPT ARGS...: SCRIPT ARGS, its checks as TAP
-	local desc=$1
-	shift
-	pass_fail_run "$desc" "$py" "$@"
-}
-
-run_py "raw commands on uverbs0" "$cmdpy" abi /dev/infiniband/uverbs0 vmlx0 1
-run_py "raw commands on uverbs1" "$cmdpy" abi /dev/infiniband/uverbs1 vmlx1 2
-run_py "open/close cycles" "$cmdpy" cycles /dev/infiniband/uverbs0 1000
-run_py "randomised commands" "$here/uverbs_fuzz.py" /dev/infiniband/uverbs0 \
-	"${2:-20000}" "${1:-20261121}"
+tap_checker "raw commands on uverbs0" \
+	"$py" "$cmdpy" abi /dev/infiniband/uverbs0 vmlx0 1
+tap_checker "raw commands on uverbs1" \
+	"$py" "$cmdpy" abi /dev/infiniband/uverbs1 vmlx1 2
+tap_checker "open/close cycles" \
+	"$py" "$cmdpy" cycles /dev/infiniband/uverbs0 1000
+tap_checker "randomised commands" "$py" "$here/uverbs_fuzz.py" \
+	/dev/infiniband/uverbs0 "${2:-20000}" "${1:-20261121}"
 tap_is "rdma res after the raw commands: as before" "$(rdma res show 2>&1)" \
 	"$res_before"
 tap_is "rdma res: no user object left" \
@@ -112,7 +108,7 @@ tap_ok "$([[ ! -e /dev/infiniband/uverbs0 ]]; echo $?)" \
 touch "$run/go"
 wait "$holder"
 rc=$?
-pass_fail_tap <"$run/out"
+tap_results <"$run/out"
 tap_ok "$rc" "holder got errors and exited cleanly"
 rm -rf "$run"
 

@@ -16,7 +16,6 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
-. "$here/../vm/user.sh"
 
 prog=$(cd "$here/../user" && pwd)/rdma-verify
 
@@ -34,7 +33,7 @@ if [[ ! -x $prog ]]; then
 		"$prog is missing: run 'make -C tests/user' on the host"
 else
 	for mtu in 256 4096; do
-		pass_fail_run "rdma-verify -m $mtu exits 0" \
+		tap_checker "rdma-verify -m $mtu exits 0" \
 			timeout 120 "$prog" -m "$mtu" -s 1
 	done
 fi

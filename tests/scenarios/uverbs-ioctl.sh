@@ -31,7 +31,7 @@ host=$(loopback_host)
 run_py() {	# run_py DESC ARGS...: uverbs_ioctl.py ARGS, its checks as TAP
 	local desc=$1
 	shift
-	pass_fail_run "$desc" timeout 600 "$py" "$iopy" "$@"
+	tap_checker "$desc" timeout 600 "$py" "$iopy" "$@"
 }
 
 tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1

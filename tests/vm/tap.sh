@@ -18,7 +18,7 @@
 # REASON, tap_diag MSG..., tap_bail REASON.  Failure details are printed as
 # "# " comment lines after the "not ok" line.
 #
-# Checkers (programs that check many things at once, such as the
+# Checkers (the Python ones of tests/scenarios, tests/user/rdma-verify, the
 # ib_verbs_test kernel client) print "ok DESC" and "not ok DESC" lines,
 # "# ..." comments after them; these helpers number them:
 #   tap_results [PREFIX] <OUTPUT     each line as a test point (PREFIX put
