@@ -12,6 +12,7 @@
 # on any kernel warning in dmesg.
 set -u
 . "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../vm/vmlx.sh"
 . "$(dirname "$0")/../kmod/vt.sh"
 
 ib=/sys/class/infiniband
@@ -37,7 +38,7 @@ port_field() {
 	done <"$VT_VMLX/$1/port1/state"
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
+vmlx_start
 tap_is "ib_core is ours, from updates/" \
 	"$(modinfo -n ib_core | grep -c "/updates/")" 1
 tap_is "the loaded ib_core is ours, not Debian's" \

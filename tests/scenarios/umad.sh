@@ -18,6 +18,7 @@
 # vm-run-options: --smp 2
 set -u
 . "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../vm/vmlx.sh"
 
 here=$(dirname "$0")
 ib=/sys/class/infiniband
@@ -33,9 +34,7 @@ guid() {
 	echo "0x${1//:/}"
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
-tap_check "modprobe ib_umad" modprobe ib_umad
-[[ -d $mad ]] || tap_bail "no /sys/class/infiniband_mad"
+vmlx_start ib_umad
 
 tap_is "abi_version" "$(cat $mad/abi_version)" 5
 for n in 0 1; do

@@ -16,6 +16,7 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
+. "$here/../vm/vmlx.sh"
 
 ib=/sys/class/infiniband
 uv=/sys/class/infiniband_verbs
@@ -30,9 +31,7 @@ guid_of() {	# guid_of IBDEV: the node GUID as ibv_devices prints it
 	tr -d ':\n' <"$ib/$1/node_guid"
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
-tap_check "modprobe ib_uverbs" modprobe ib_uverbs
-res_before=$(rdma res show 2>&1)
+vmlx_start ib_uverbs
 tap_is "ib_uverbs is ours, from updates/" \
 	"$(modinfo -n ib_uverbs | grep -c "/updates/")" 1
 
@@ -86,7 +85,7 @@ tap_checker "open/close cycles" \
 tap_checker "randomised commands" "$py" "$here/uverbs_fuzz.py" \
 	/dev/infiniband/uverbs0 "${2:-20000}" "${1:-20261121}"
 tap_is "rdma res after the raw commands: as before" "$(rdma res show 2>&1)" \
-	"$res_before"
+	"$VMLX_RES_BASELINE"
 tap_is "rdma res: no user object left" \
 	"$(for res in pd cq qp mr; do rdma res show "$res" 2>&1; done |
 	   grep -v 'comm \[')" ""

@@ -16,6 +16,7 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
+. "$here/../vm/vmlx.sh"
 
 prog=$(cd "$here/../user" && pwd)/rdma-verify
 
@@ -24,8 +25,7 @@ user_res() {
 	rdma res show "$1" 2>&1 | grep -c ' pid '
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
-tap_check "modprobe ib_uverbs" modprobe ib_uverbs
+vmlx_start ib_uverbs
 
 slab_before=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)
 if [[ ! -x $prog ]]; then

@@ -30,6 +30,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/tap.sh"
 . "$here/../vm/user.sh"
+. "$here/../vm/vmlx.sh"
 . "$here/../kmod/vt.sh"
 
 run=$(mktemp -d)
@@ -39,11 +40,7 @@ py=/usr/bin/python3
 # without CAP_NET_RAW, whatever else root has
 unpriv=(setpriv --inh-caps=-net_raw --bounding-set=-net_raw)
 
-tap_check "modprobe vmlx num_hcas=3 static_lids=1" \
-	modprobe vmlx num_hcas=3 static_lids=1
-tap_check "modprobe ib_uverbs" modprobe ib_uverbs
-tap_check "modprobe ib_umad" modprobe ib_umad
-before=$(rdma res show 2>&1)
+vmlx_start --params "num_hcas=3 static_lids=1" ib_uverbs ib_umad
 
 # --- the doorbell of a QP that may not send --------------------------------------
 tap_checker "doorbell checks" timeout 60 $py "$here/harden_verbs.py" doorbell
@@ -109,7 +106,7 @@ tap_checker "rdma cgroup checks" timeout 60 \
 rmdir "$cg"
 
 tap_is "rdma res after the checks: as before" "$(rdma res show 2>&1)" \
-	"$before"
+	"$VMLX_RES_BASELINE"
 tap_check "rmmod ib_umad ib_uverbs vmlx" rmmod ib_umad ib_uverbs vmlx
 
 # --- the M_Key of the other port --------------------------------------------------
