@@ -6,7 +6,8 @@
 #
 #   vt_run COMMAND...      run one ib_verbs_test command; every "ok ..." and
 #                          "not ok ..." line it reports becomes a TAP test
-#                          point, its "# ..." figure lines TAP comments
+#                          point, its "# ..." lines TAP comments
+#                          (tap_results)
 #   vt_counter DEV NAME    a counter of DEV's port 1 (vmlx debugfs)
 #   vt_knob DEV KNOB VAL   write a fault knob of DEV's port 1
 #   vt_objects DEV         DEV's objects file on one line ("qp 0 mr 0 ...")
@@ -18,18 +19,10 @@ VT_DIR=/sys/kernel/debug/ib_verbs_test
 VT_VMLX=/sys/kernel/debug/vmlx
 
 vt_run() {
-	local cmd="$*" line rc=0 err start=$SECONDS
+	local cmd="$*" rc=0 err start=$SECONDS
 	tap_diag "ib_verbs_test: $cmd"
 	err=$( { echo "$cmd" >"$VT_DIR/run"; } 2>&1) || rc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap_pass "${line#ok }" ;;
-		"not ok "*) tap_fail "${line#not ok }" ;;
-		"") ;;
-		"# "*) tap_diag "${line#\# }" ;;
-		*) tap_diag "$line" ;;
-		esac
-	done <"$VT_DIR/result"
+	tap_results <"$VT_DIR/result"
 	if [[ $rc -ne 0 ]]; then
 		tap_fail "ib_verbs_test accepts '$cmd'" "write failed: $err"
 	fi

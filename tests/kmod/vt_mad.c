@@ -22,7 +22,7 @@
  *
  * "mad redirect DEV PORT CLASS on|off|check [ERRNO]" redirects a GSI class
  * of a port off QP1 (ib_mad_redirect_class()), ends that, or checks it
- * from a UD QP of the other device (vm_redirect_check()); with ERRNO the
+ * from a UD QP of the other device (vtm_redirect_check()); with ERRNO the
  * call must fail with it.
  */
 #include <linux/jiffies.h>
@@ -34,14 +34,14 @@
 
 #include "vt.h"
 
-#define VM_CLASS		0x09
-#define VM_CLASS_NOBODY		0x0a
-#define VM_ATTR			0x1234
-#define VM_ATTR_IGNORED		0xdead
-#define VM_MARK			0x5a5a5a5a
+#define VTM_CLASS		0x09
+#define VTM_CLASS_NOBODY	0x0a
+#define VTM_ATTR		0x1234
+#define VTM_ATTR_IGNORED	0xdead
+#define VTM_MARK		0x5a5a5a5a
 
 /**
- * struct vm_agent - one agent of the test and what it saw
+ * struct vtm_agent - one agent of the test and what it saw
  * @agent: the agent
  * @lock: see below
  * @wait: woken on every event
@@ -49,7 +49,7 @@
  * @nresp: responses received (with a send buffer)
  * @last: copy of the last MAD received
  * @last_send: send buffer of the last response
- * @ignored: requests for VM_ATTR_IGNORED received
+ * @ignored: requests for VTM_ATTR_IGNORED received
  * @ignored_tid: their TID, if all the same; 0 after a mismatch
  * @ndone: sends reported done
  * @done_status: status of the last
@@ -57,7 +57,7 @@
  * @resp_before_done: the last send's response came before its end
  * @answered: replies sent by the responder
  */
-struct vm_agent {
+struct vtm_agent {
 	struct ib_mad_agent	*agent;
 	/* protects everything below */
 	spinlock_t		lock;
@@ -75,7 +75,7 @@ struct vm_agent {
 	int			answered;
 };
 
-static void vm_reset(struct vm_agent *va)
+static void vtm_reset(struct vtm_agent *va)
 {
 	spin_lock_irq(&va->lock);
 	va->nrecv = 0;
@@ -90,10 +90,10 @@ static void vm_reset(struct vm_agent *va)
 	spin_unlock_irq(&va->lock);
 }
 
-static void vm_send_handler(struct ib_mad_agent *agent,
-			    struct ib_mad_send_wc *wc)
+static void vtm_send_handler(struct ib_mad_agent *agent,
+			     struct ib_mad_send_wc *wc)
 {
-	struct vm_agent *va = agent->context;
+	struct vtm_agent *va = agent->context;
 
 	/* the responder's own replies free themselves */
 	if (wc->send_buf->context[0] == va) {
@@ -111,8 +111,8 @@ static void vm_send_handler(struct ib_mad_agent *agent,
 }
 
 /* Send @mad back where @wc came from. */
-static int vm_reply(struct vm_agent *va, const struct ib_wc *wc,
-		    const struct ib_mad *mad)
+static int vtm_reply(struct vtm_agent *va, const struct ib_wc *wc,
+		     const struct ib_mad *mad)
 {
 	struct ib_mad_agent *agent = va->agent;
 	struct rdma_ah_attr attr = {
@@ -146,11 +146,11 @@ static int vm_reply(struct vm_agent *va, const struct ib_wc *wc,
 	return ret;
 }
 
-static void vm_recv_handler(struct ib_mad_agent *agent,
-			    struct ib_mad_send_buf *send_buf,
+static void vtm_recv_handler(struct ib_mad_agent *agent,
+			     struct ib_mad_send_buf *send_buf,
 			    struct ib_mad_recv_wc *rwc)
 {
-	struct vm_agent *va = agent->context;
+	struct vtm_agent *va = agent->context;
 	struct ib_mad *mad = rwc->recv_buf.mad;
 	struct ib_mad reply;
 	bool answer = false;
@@ -162,7 +162,7 @@ static void vm_recv_handler(struct ib_mad_agent *agent,
 		va->nresp++;
 		va->last_send = send_buf;
 	} else if (mad->mad_hdr.method == IB_MGMT_METHOD_GET) {
-		if (mad->mad_hdr.attr_id == cpu_to_be16(VM_ATTR_IGNORED)) {
+		if (mad->mad_hdr.attr_id == cpu_to_be16(VTM_ATTR_IGNORED)) {
 			if (!va->ignored)
 				va->ignored_tid = mad->mad_hdr.tid;
 			else if (va->ignored_tid != mad->mad_hdr.tid)
@@ -177,8 +177,8 @@ static void vm_recv_handler(struct ib_mad_agent *agent,
 	if (answer) {
 		reply = *mad;
 		reply.mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
-		reply.mad_hdr.attr_mod = cpu_to_be32(VM_MARK);
-		if (!vm_reply(va, rwc->wc, &reply)) {
+		reply.mad_hdr.attr_mod = cpu_to_be32(VTM_MARK);
+		if (!vtm_reply(va, rwc->wc, &reply)) {
 			spin_lock_irq(&va->lock);
 			va->answered++;
 			spin_unlock_irq(&va->lock);
@@ -188,14 +188,14 @@ static void vm_recv_handler(struct ib_mad_agent *agent,
 	wake_up_all(&va->wait);
 }
 
-static int vm_register(struct vt_run *run, struct vm_agent *va,
-		       struct ib_device *dev, enum ib_qp_type type,
+static int vtm_register(struct vt_run *run, struct vtm_agent *va,
+			struct ib_device *dev, enum ib_qp_type type,
 		       struct ib_mad_reg_req *req)
 {
 	spin_lock_init(&va->lock);
 	init_waitqueue_head(&va->wait);
 	va->agent = ib_register_mad_agent(dev, 1, type, req, 0,
-					  vm_send_handler, vm_recv_handler,
+					  vtm_send_handler, vtm_recv_handler,
 					  va, 0);
 	if (IS_ERR(va->agent)) {
 		vt_why(run, "ib_register_mad_agent(%s): %ld",
@@ -206,15 +206,15 @@ static int vm_register(struct vt_run *run, struct vm_agent *va,
 	return 0;
 }
 
-static void vm_unregister(struct vm_agent *va)
+static void vtm_unregister(struct vtm_agent *va)
 {
 	if (va->agent)
 		ib_unregister_mad_agent(va->agent);
 	va->agent = NULL;
 }
 
-static void vm_reg_req(struct ib_mad_reg_req *req, u8 mgmt_class,
-		       const u8 *methods, int n)
+static void vtm_reg_req(struct ib_mad_reg_req *req, u8 mgmt_class,
+			const u8 *methods, int n)
 {
 	int i;
 
@@ -225,7 +225,7 @@ static void vm_reg_req(struct ib_mad_reg_req *req, u8 mgmt_class,
 		set_bit(methods[i], req->method_mask);
 }
 
-static u16 vm_lid(struct ib_device *dev)
+static u16 vtm_lid(struct ib_device *dev)
 {
 	struct ib_port_attr attr;
 
@@ -235,8 +235,8 @@ static u16 vm_lid(struct ib_device *dev)
 }
 
 /* A Get from @from to @dlid; NULL (with vt_why()) on error. */
-static struct ib_mad_send_buf *vm_get(struct vt_run *run,
-				      struct vm_agent *from, u16 dlid,
+static struct ib_mad_send_buf *vtm_get(struct vt_run *run,
+				       struct vtm_agent *from, u16 dlid,
 				      u32 remote_qpn, u8 mgmt_class,
 				      u16 attr_id, u32 tid_lo, int timeout_ms,
 				      int retries)
@@ -287,7 +287,7 @@ static struct ib_mad_send_buf *vm_get(struct vt_run *run,
 	return buf;
 }
 
-static void vm_free(struct ib_mad_send_buf *buf)
+static void vtm_free(struct ib_mad_send_buf *buf)
 {
 	struct ib_ah *ah = buf->ah;
 
@@ -296,8 +296,8 @@ static void vm_free(struct ib_mad_send_buf *buf)
 }
 
 /* Wait until @buf was reported done; false after @ms. */
-static bool vm_wait_done(struct vm_agent *va, struct ib_mad_send_buf *buf,
-			 unsigned int ms)
+static bool vtm_wait_done(struct vtm_agent *va, struct ib_mad_send_buf *buf,
+			  unsigned int ms)
 {
 	return wait_event_timeout(va->wait,
 				  ({ bool d;
@@ -309,7 +309,7 @@ static bool vm_wait_done(struct vm_agent *va, struct ib_mad_send_buf *buf,
 }
 
 /* Wait until @va received @n ignored requests; false after @ms. */
-static bool vm_wait_ignored(struct vm_agent *va, int n, unsigned int ms)
+static bool vtm_wait_ignored(struct vtm_agent *va, int n, unsigned int ms)
 {
 	return wait_event_timeout(va->wait,
 				  ({ bool d;
@@ -322,7 +322,7 @@ static bool vm_wait_ignored(struct vm_agent *va, int n, unsigned int ms)
 
 /* --------------------------------------------------------------------- */
 
-static void vm_case_reg(struct vt_run *run)
+static void vtm_case_reg(struct vt_run *run)
 {
 	struct ib_device *da = run->va->ibdev;
 	struct ib_mad_reg_req req;
@@ -331,30 +331,30 @@ static void vm_case_reg(struct vt_run *run)
 	static const u8 set[] = { IB_MGMT_METHOD_SET };
 	static const u8 getset[] = { IB_MGMT_METHOD_GET, IB_MGMT_METHOD_SET };
 
-	vm_reg_req(&req, VM_CLASS, get, 1);
-	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
-				  vm_recv_handler, NULL, 0);
+	vtm_reg_req(&req, VTM_CLASS, get, 1);
+	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vtm_send_handler,
+				  vtm_recv_handler, NULL, 0);
 	vt_check(run, !IS_ERR(a), "mad reg: class 0x09 Get on vmlx0 (%ld)",
 		 IS_ERR(a) ? PTR_ERR(a) : 0);
 	if (IS_ERR(a))
 		return;
-	vm_reg_req(&req, VM_CLASS, getset, 2);
-	b = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
-				  vm_recv_handler, NULL, 0);
+	vtm_reg_req(&req, VTM_CLASS, getset, 2);
+	b = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vtm_send_handler,
+				  vtm_recv_handler, NULL, 0);
 	vt_check(run, PTR_ERR(b) == -EINVAL,
 		 "mad reg: a second agent for Get of the same class/version is refused (-EINVAL, got %ld)",
 		 IS_ERR(b) ? PTR_ERR(b) : 0);
 	if (!IS_ERR(b))
 		ib_unregister_mad_agent(b);
-	vm_reg_req(&req, VM_CLASS, set, 1);
-	b = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
-				  vm_recv_handler, NULL, 0);
+	vtm_reg_req(&req, VTM_CLASS, set, 1);
+	b = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vtm_send_handler,
+				  vtm_recv_handler, NULL, 0);
 	vt_check(run, !IS_ERR(b), "mad reg: Set of the same class by another agent is fine (%ld)",
 		 IS_ERR(b) ? PTR_ERR(b) : 0);
-	vm_reg_req(&req, VM_CLASS, get, 1);
+	vtm_reg_req(&req, VTM_CLASS, get, 1);
 	req.mgmt_class_version = 2;
-	c = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
-				  vm_recv_handler, NULL, 0);
+	c = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vtm_send_handler,
+				  vtm_recv_handler, NULL, 0);
 	vt_check(run, !IS_ERR(c), "mad reg: Get of class version 2 is another table (%ld)",
 		 IS_ERR(c) ? PTR_ERR(c) : 0);
 	if (!IS_ERR(c))
@@ -362,56 +362,56 @@ static void vm_case_reg(struct vt_run *run)
 	if (!IS_ERR(b))
 		ib_unregister_mad_agent(b);
 	ib_unregister_mad_agent(a);
-	vm_reg_req(&req, VM_CLASS, getset, 2);
-	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
-				  vm_recv_handler, NULL, 0);
+	vtm_reg_req(&req, VTM_CLASS, getset, 2);
+	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vtm_send_handler,
+				  vtm_recv_handler, NULL, 0);
 	vt_check(run, !IS_ERR(a), "mad reg: methods are free again after unregistration (%ld)",
 		 IS_ERR(a) ? PTR_ERR(a) : 0);
 	if (!IS_ERR(a))
 		ib_unregister_mad_agent(a);
 
-	vm_reg_req(&req, IB_MGMT_CLASS_SUBN_LID_ROUTED, get, 1);
-	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
-				  vm_recv_handler, NULL, 0);
+	vtm_reg_req(&req, IB_MGMT_CLASS_SUBN_LID_ROUTED, get, 1);
+	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vtm_send_handler,
+				  vtm_recv_handler, NULL, 0);
 	vt_check(run, PTR_ERR(a) == -EINVAL, "mad reg: SMP class on QP1 refused (%ld)",
 		 IS_ERR(a) ? PTR_ERR(a) : 0);
 	if (!IS_ERR(a))
 		ib_unregister_mad_agent(a);
-	vm_reg_req(&req, 0x31, get, 1);
-	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vm_send_handler,
-				  vm_recv_handler, NULL, 0);
+	vtm_reg_req(&req, 0x31, get, 1);
+	a = ib_register_mad_agent(da, 1, IB_QPT_GSI, &req, 0, vtm_send_handler,
+				  vtm_recv_handler, NULL, 0);
 	vt_check(run, PTR_ERR(a) == -EINVAL, "mad reg: vendor class without OUI refused (%ld)",
 		 IS_ERR(a) ? PTR_ERR(a) : 0);
 	if (!IS_ERR(a))
 		ib_unregister_mad_agent(a);
-	a = ib_register_mad_agent(da, 9, IB_QPT_GSI, NULL, 0, vm_send_handler,
-				  vm_recv_handler, NULL, 0);
+	a = ib_register_mad_agent(da, 9, IB_QPT_GSI, NULL, 0, vtm_send_handler,
+				  vtm_recv_handler, NULL, 0);
 	vt_check(run, PTR_ERR(a) == -ENODEV, "mad reg: no such port: -ENODEV (%ld)",
 		 IS_ERR(a) ? PTR_ERR(a) : 0);
 	if (!IS_ERR(a))
 		ib_unregister_mad_agent(a);
 }
 
-static void vm_case_getresp(struct vt_run *run, struct vm_agent *a,
-			    struct vm_agent *b, u16 lid_b)
+static void vtm_case_getresp(struct vt_run *run, struct vtm_agent *a,
+			     struct vtm_agent *b, u16 lid_b)
 {
 	struct ib_mad_send_buf *buf;
 	struct ib_mad sent;
 	bool ok;
 
-	vm_reset(a);
-	vm_reset(b);
-	buf = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR, 1, 2000, 0);
+	vtm_reset(a);
+	vtm_reset(b);
+	buf = vtm_get(run, a, lid_b, 1, VTM_CLASS, VTM_ATTR, 1, 2000, 0);
 	if (!buf) {
 		vt_result(run, "mad getresp: Get sent");
 		return;
 	}
 	memcpy(&sent, buf->mad, sizeof(sent));
-	ok = vm_wait_done(a, buf, 5000);
+	ok = vtm_wait_done(a, buf, 5000);
 	vt_check(run, ok, "mad getresp: send reported done");
 	if (!ok) {
 		ib_cancel_mad(buf);
-		vm_wait_done(a, buf, 5000);
+		vtm_wait_done(a, buf, 5000);
 	}
 	spin_lock_irq(&a->lock);
 	vt_check(run, a->done_status == IB_WC_SUCCESS,
@@ -423,35 +423,35 @@ static void vm_case_getresp(struct vt_run *run, struct vm_agent *a,
 		 "mad getresp: response delivered before the send's end");
 	vt_check(run, a->last.mad_hdr.tid == sent.mad_hdr.tid &&
 		 a->last.mad_hdr.method == IB_MGMT_METHOD_GET_RESP &&
-		 a->last.mad_hdr.attr_mod == cpu_to_be32(VM_MARK),
+		 a->last.mad_hdr.attr_mod == cpu_to_be32(VTM_MARK),
 		 "mad getresp: GetResp with the TID, answered by B's agent");
 	vt_check(run, !memcmp(a->last.data, sent.data, sizeof(sent.data)),
 		 "mad getresp: payload intact");
 	spin_unlock_irq(&a->lock);
-	vm_free(buf);
+	vtm_free(buf);
 }
 
-static void vm_case_timeout(struct vt_run *run, struct vm_agent *a,
-			    struct vm_agent *b, u16 lid_b)
+static void vtm_case_timeout(struct vt_run *run, struct vtm_agent *a,
+			     struct vtm_agent *b, u16 lid_b)
 {
 	struct ib_mad_send_buf *buf;
 	unsigned long t0 = jiffies;
 	unsigned int ms;
 	bool ok;
 
-	vm_reset(a);
-	vm_reset(b);
-	buf = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR_IGNORED, 2, 200, 2);
+	vtm_reset(a);
+	vtm_reset(b);
+	buf = vtm_get(run, a, lid_b, 1, VTM_CLASS, VTM_ATTR_IGNORED, 2, 200, 2);
 	if (!buf) {
 		vt_result(run, "mad timeout: Get sent");
 		return;
 	}
-	ok = vm_wait_done(a, buf, 10000);
+	ok = vtm_wait_done(a, buf, 10000);
 	ms = jiffies_to_msecs(jiffies - t0);
 	vt_check(run, ok, "mad timeout: send reported done");
 	if (!ok) {
 		ib_cancel_mad(buf);
-		vm_wait_done(a, buf, 5000);
+		vtm_wait_done(a, buf, 5000);
 	}
 	spin_lock_irq(&a->lock);
 	vt_check(run, a->done_status == IB_WC_RESP_TIMEOUT_ERR,
@@ -466,26 +466,26 @@ static void vm_case_timeout(struct vt_run *run, struct vm_agent *a,
 		 b->ignored);
 	spin_unlock_irq(&b->lock);
 	vt_out(run, "# mad timeout: %u ms", ms);
-	vm_free(buf);
+	vtm_free(buf);
 }
 
-static void vm_case_unsupported(struct vt_run *run, struct vm_agent *a,
-				u16 lid_b)
+static void vtm_case_unsupported(struct vt_run *run, struct vtm_agent *a,
+				 u16 lid_b)
 {
 	struct ib_mad_send_buf *buf;
 	bool ok;
 
-	vm_reset(a);
-	buf = vm_get(run, a, lid_b, 1, VM_CLASS_NOBODY, VM_ATTR, 3, 2000, 0);
+	vtm_reset(a);
+	buf = vtm_get(run, a, lid_b, 1, VTM_CLASS_NOBODY, VTM_ATTR, 3, 2000, 0);
 	if (!buf) {
 		vt_result(run, "mad unsupported: Get sent");
 		return;
 	}
-	ok = vm_wait_done(a, buf, 5000);
+	ok = vtm_wait_done(a, buf, 5000);
 	vt_check(run, ok, "mad unsupported: send reported done");
 	if (!ok) {
 		ib_cancel_mad(buf);
-		vm_wait_done(a, buf, 5000);
+		vtm_wait_done(a, buf, 5000);
 	}
 	spin_lock_irq(&a->lock);
 	vt_check(run, a->done_status == IB_WC_SUCCESS && a->nresp == 1,
@@ -494,25 +494,25 @@ static void vm_case_unsupported(struct vt_run *run, struct vm_agent *a,
 	vt_check(run, a->last.mad_hdr.method == IB_MGMT_METHOD_GET_RESP &&
 		 be16_to_cpu(a->last.mad_hdr.status) ==
 		 IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB &&
-		 a->last.mad_hdr.mgmt_class == VM_CLASS_NOBODY,
+		 a->last.mad_hdr.mgmt_class == VTM_CLASS_NOBODY,
 		 "mad unsupported: GetResp status 0x000c by vmlx1's core (method %#x status %#x)",
 		 a->last.mad_hdr.method, be16_to_cpu(a->last.mad_hdr.status));
 	spin_unlock_irq(&a->lock);
-	vm_free(buf);
+	vtm_free(buf);
 }
 
-static void vm_case_bogus(struct vt_run *run, struct vm_agent *a,
-			  struct vm_agent *b, u16 lid_a, u16 lid_b)
+static void vtm_case_bogus(struct vt_run *run, struct vtm_agent *a,
+			   struct vtm_agent *b, u16 lid_a, u16 lid_b)
 {
 	struct ib_mad_send_buf *buf;
 	struct ib_wc wc = { .slid = lid_a, .src_qp = 1 };
 	struct ib_mad resp = {};
 	int ret, i;
 
-	vm_reset(a);
-	vm_reset(b);
+	vtm_reset(a);
+	vtm_reset(b);
 	resp.mad_hdr.base_version = IB_MGMT_BASE_VERSION;
-	resp.mad_hdr.mgmt_class = VM_CLASS;
+	resp.mad_hdr.mgmt_class = VTM_CLASS;
 	resp.mad_hdr.class_version = 1;
 	resp.mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
 	for (i = 0; i < 3; i++) {
@@ -523,7 +523,7 @@ static void vm_case_bogus(struct vt_run *run, struct vm_agent *a,
 			  (u64)a->agent->hi_tid << 32 | (0x7000 + i);
 
 		resp.mad_hdr.tid = cpu_to_be64(tid);
-		ret = vm_reply(b, &wc, &resp);
+		ret = vtm_reply(b, &wc, &resp);
 		if (ret) {
 			vt_why(run, "sending a bogus response: %d", ret);
 			break;
@@ -531,14 +531,14 @@ static void vm_case_bogus(struct vt_run *run, struct vm_agent *a,
 	}
 	vt_result(run, "mad bogus: three responses with unknown TIDs sent");
 	/* a real exchange after them: they were processed before it ends */
-	buf = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR, 4, 2000, 0);
+	buf = vtm_get(run, a, lid_b, 1, VTM_CLASS, VTM_ATTR, 4, 2000, 0);
 	if (!buf) {
 		vt_result(run, "mad bogus: Get sent");
 		return;
 	}
-	if (!vm_wait_done(a, buf, 5000)) {
+	if (!vtm_wait_done(a, buf, 5000)) {
 		ib_cancel_mad(buf);
-		vm_wait_done(a, buf, 5000);
+		vtm_wait_done(a, buf, 5000);
 	}
 	spin_lock_irq(&a->lock);
 	vt_check(run, a->nrecv == 1 && a->nresp == 1 &&
@@ -546,28 +546,28 @@ static void vm_case_bogus(struct vt_run *run, struct vm_agent *a,
 		 "mad bogus: dropped; only the real response reached A (%d received)",
 		 a->nrecv);
 	spin_unlock_irq(&a->lock);
-	vm_free(buf);
+	vtm_free(buf);
 }
 
-static void vm_case_cancel(struct vt_run *run, struct vm_agent *a,
-			   struct vm_agent *b, u16 lid_b)
+static void vtm_case_cancel(struct vt_run *run, struct vtm_agent *a,
+			    struct vtm_agent *b, u16 lid_b)
 {
 	struct ib_mad_send_buf *buf;
 	bool ok;
 
-	vm_reset(a);
-	vm_reset(b);
-	buf = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR_IGNORED, 5, 10000, 3);
+	vtm_reset(a);
+	vtm_reset(b);
+	buf = vtm_get(run, a, lid_b, 1, VTM_CLASS, VTM_ATTR_IGNORED, 5, 10000, 3);
 	if (!buf) {
 		vt_result(run, "mad cancel: Get sent");
 		return;
 	}
-	vt_check(run, vm_wait_ignored(b, 1, 5000),
+	vt_check(run, vtm_wait_ignored(b, 1, 5000),
 		 "mad cancel: B got the request");
 	vt_check(run, ib_modify_mad(buf, 20000) == 0,
 		 "mad cancel: ib_modify_mad() of a waiting send works");
 	ib_cancel_mad(buf);
-	ok = vm_wait_done(a, buf, 2000);
+	ok = vtm_wait_done(a, buf, 2000);
 	spin_lock_irq(&a->lock);
 	vt_check(run, ok && a->done_status == IB_WC_WR_FLUSH_ERR,
 		 "mad cancel: ended at once with IB_WC_WR_FLUSH_ERR (%d)",
@@ -575,27 +575,27 @@ static void vm_case_cancel(struct vt_run *run, struct vm_agent *a,
 	spin_unlock_irq(&a->lock);
 	vt_check(run, ib_modify_mad(buf, 0) == -EINVAL,
 		 "mad cancel: a finished send cannot be cancelled again");
-	vm_free(buf);
+	vtm_free(buf);
 }
 
-static void vm_case_flush(struct vt_run *run, struct vm_agent *a,
-			  struct vm_agent *b, u16 lid_b)
+static void vtm_case_flush(struct vt_run *run, struct vtm_agent *a,
+			   struct vtm_agent *b, u16 lid_b)
 {
 	struct ib_mad_send_buf *buf;
 	struct ib_mad_send_buf *buf2;
 	int ndone, st;
 
-	vm_reset(a);
-	vm_reset(b);
-	buf = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR_IGNORED, 6, 30000, 0);
+	vtm_reset(a);
+	vtm_reset(b);
+	buf = vtm_get(run, a, lid_b, 1, VTM_CLASS, VTM_ATTR_IGNORED, 6, 30000, 0);
 	if (!buf) {
 		vt_result(run, "mad flush: Get sent");
 		return;
 	}
-	buf2 = vm_get(run, a, lid_b, 1, VM_CLASS, VM_ATTR_IGNORED, 7, 30000, 0);
-	vt_check(run, vm_wait_ignored(b, buf2 ? 2 : 1, 5000),
+	buf2 = vtm_get(run, a, lid_b, 1, VTM_CLASS, VTM_ATTR_IGNORED, 7, 30000, 0);
+	vt_check(run, vtm_wait_ignored(b, buf2 ? 2 : 1, 5000),
 		 "mad flush: B got the requests");
-	vm_unregister(a);
+	vtm_unregister(a);
 	spin_lock_irq(&a->lock);
 	ndone = a->ndone;
 	st = a->done_status;
@@ -603,21 +603,21 @@ static void vm_case_flush(struct vt_run *run, struct vm_agent *a,
 	vt_check(run, ndone == (buf2 ? 2 : 1) && st == IB_WC_WR_FLUSH_ERR,
 		 "mad flush: unregistration ended the outstanding sends with IB_WC_WR_FLUSH_ERR (%d done, status %d)",
 		 ndone, st);
-	vm_free(buf);
+	vtm_free(buf);
 	if (buf2)
-		vm_free(buf2);
+		vtm_free(buf2);
 }
 
-#define VM_FUZZ_SLOTS	64
-#define VM_FUZZ_SLOT	512
-#define VM_FUZZ_RANDOM	200
+#define VTM_FUZZ_SLOTS	64
+#define VTM_FUZZ_SLOT	512
+#define VTM_FUZZ_RANDOM	200
 
 /* Send @len bytes of slot @i from the UD QP to QP1 at @ah. */
-static int vm_fuzz_send(struct vt_qp *q, struct vt_buf *b, int i, u32 len,
-			struct ib_ah *ah)
+static int vtm_fuzz_send(struct vt_qp *q, struct vt_buf *b, int i, u32 len,
+			 struct ib_ah *ah)
 {
 	struct ib_sge sge = {
-		.addr = b->dma + i * VM_FUZZ_SLOT,
+		.addr = b->dma + i * VTM_FUZZ_SLOT,
 		.length = len,
 		.lkey = q->side->pd->local_dma_lkey,
 	};
@@ -637,50 +637,219 @@ static int vm_fuzz_send(struct vt_qp *q, struct vt_buf *b, int i, u32 len,
 	return ib_post_send(q->qp, &wr.wr, NULL);
 }
 
-static struct ib_mad *vm_fuzz_mad(struct vt_buf *b, int i, u8 mgmt_class,
-				  u8 method, u64 tid)
+/* What a row of vtm_fuzz_cases changes in the Get it starts from */
+enum vtm_fuzz_field {
+	VTM_FUZZ_END,		/* no more changes */
+	VTM_FUZZ_LENGTH,	/* the bytes sent, of IB_MGMT_MAD_SIZE */
+	VTM_FUZZ_TID,
+	VTM_FUZZ_BASE_VERSION,	/* the rest: one byte of the MAD */
+	VTM_FUZZ_MGMT_CLASS,
+	VTM_FUZZ_CLASS_VERSION,
+	VTM_FUZZ_METHOD,
+	VTM_FUZZ_HOP_PTR,	/* of a directed-route SMP */
+	VTM_FUZZ_HOP_CNT,
+};
+
+/* Where the one-byte fields are in a MAD */
+static const u8 vtm_fuzz_offset[] = {
+	[VTM_FUZZ_BASE_VERSION] = offsetof(struct ib_mad_hdr, base_version),
+	[VTM_FUZZ_MGMT_CLASS] = offsetof(struct ib_mad_hdr, mgmt_class),
+	[VTM_FUZZ_CLASS_VERSION] = offsetof(struct ib_mad_hdr, class_version),
+	[VTM_FUZZ_METHOD] = offsetof(struct ib_mad_hdr, method),
+	[VTM_FUZZ_HOP_PTR] = offsetof(struct ib_smp, hop_ptr),
+	[VTM_FUZZ_HOP_CNT] = offsetof(struct ib_smp, hop_cnt),
+};
+
+/* What vmlx0's MAD layer does with the MAD of a row */
+enum vtm_fuzz_outcome {
+	VTM_FUZZ_DROPPED,	/* nothing: no answer, no agent sees it */
+	VTM_FUZZ_UNSUPPORTED,	/* GetResp status 0x000c from QP1 */
+};
+
+/**
+ * struct vtm_fuzz_change - one change to the MAD of a row
+ * @field: what to change
+ * @value: to what
+ */
+struct vtm_fuzz_change {
+	enum vtm_fuzz_field	field;
+	u64			value;
+};
+
+/**
+ * struct vtm_fuzz_case - one malformed or unclaimed MAD for vmlx0's QP1
+ * @what: what is wrong with it
+ * @change: how it differs from a well-formed Get of VTM_CLASS, up to the
+ *	first VTM_FUZZ_END
+ * @outcome: what must come of it
+ */
+struct vtm_fuzz_case {
+	const char		*what;
+	struct vtm_fuzz_change	change[3];
+	enum vtm_fuzz_outcome	outcome;
+};
+
+#define VTM_FUZZ_ANSWER_TID	0x00c0ffee00000001ULL
+
+/*
+ * The two rows answered are the unclaimed Set and Get; the Get is sent
+ * last, after the random MADs too, so that its answer comes once vmlx0
+ * has processed everything before it.
+ */
+static const struct vtm_fuzz_case vtm_fuzz_cases[] = {
+	{ "no bytes", { { VTM_FUZZ_LENGTH, 0 } } },
+	{ "the MAD header only", { { VTM_FUZZ_LENGTH, IB_MGMT_MAD_HDR } } },
+	{ "one byte short", { { VTM_FUZZ_LENGTH, IB_MGMT_MAD_SIZE - 1 } } },
+	{ "base version 2", { { VTM_FUZZ_BASE_VERSION, 2 } } },
+	{ "a LID-routed SMP on QP1",
+	  { { VTM_FUZZ_MGMT_CLASS, IB_MGMT_CLASS_SUBN_LID_ROUTED } } },
+	{ "a directed-route SMP on QP1, hop count 200, hop pointer 99",
+	  { { VTM_FUZZ_MGMT_CLASS, IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE },
+	    { VTM_FUZZ_HOP_CNT, 200 }, { VTM_FUZZ_HOP_PTR, 99 } } },
+	{ "class 0x4f, method 0x7f",
+	  { { VTM_FUZZ_MGMT_CLASS, 0x4f }, { VTM_FUZZ_METHOD, 0x7f } } },
+	{ "method 0", { { VTM_FUZZ_METHOD, 0 } } },
+	{ "a GetResp nobody asked for",
+	  { { VTM_FUZZ_METHOD, IB_MGMT_METHOD_GET_RESP } } },
+	{ "a TrapRepress", { { VTM_FUZZ_METHOD, IB_MGMT_METHOD_TRAP_REPRESS } } },
+	{ "a GetResp with an unknown hi_tid",
+	  { { VTM_FUZZ_METHOD, IB_MGMT_METHOD_GET_RESP },
+	    { VTM_FUZZ_TID, 0xffffff0000000000ULL } } },
+	{ "a CM Get (CM takes Sends only)",
+	  { { VTM_FUZZ_MGMT_CLASS, IB_MGMT_CLASS_CM } } },
+	{ "a Set of class version 200",
+	  { { VTM_FUZZ_METHOD, IB_MGMT_METHOD_SET },
+	    { VTM_FUZZ_CLASS_VERSION, 200 },
+	    { VTM_FUZZ_TID, VTM_FUZZ_ANSWER_TID + 1 } },
+	  VTM_FUZZ_UNSUPPORTED },
+	{ "a ReportResp", { { VTM_FUZZ_METHOD, IB_MGMT_METHOD_REPORT_RESP } } },
+	{ "a Trap", { { VTM_FUZZ_METHOD, IB_MGMT_METHOD_TRAP } } },
+	{ "a Get of a class nobody claims",
+	  { { VTM_FUZZ_MGMT_CLASS, VTM_CLASS_NOBODY },
+	    { VTM_FUZZ_TID, VTM_FUZZ_ANSWER_TID } },
+	  VTM_FUZZ_UNSUPPORTED },
+};
+
+/* The TID of row @i: its own, or one under A's @hi_tid. */
+static u64 vtm_fuzz_tid(int i, u64 hi_tid)
 {
-	struct ib_mad *mad = (struct ib_mad *)(b->va + i * VM_FUZZ_SLOT);
+	const struct vtm_fuzz_case *fc = &vtm_fuzz_cases[i];
+	int k;
+
+	for (k = 0; k < ARRAY_SIZE(fc->change); k++)
+		if (fc->change[k].field == VTM_FUZZ_TID)
+			return fc->change[k].value;
+	return hi_tid | 0x100 | i;
+}
+
+/* Row @i's MAD in slot @i; returns the bytes to send. */
+static u32 vtm_fuzz_build(struct vt_buf *b, int i, u64 hi_tid)
+{
+	const struct vtm_fuzz_case *fc = &vtm_fuzz_cases[i];
+	struct ib_mad *mad = (struct ib_mad *)(b->va + i * VTM_FUZZ_SLOT);
+	u32 len = IB_MGMT_MAD_SIZE;
+	int k;
 
 	memset(mad, 0, sizeof(*mad));
 	mad->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
-	mad->mad_hdr.mgmt_class = mgmt_class;
+	mad->mad_hdr.mgmt_class = VTM_CLASS;
 	mad->mad_hdr.class_version = 1;
-	mad->mad_hdr.method = method;
-	mad->mad_hdr.tid = cpu_to_be64(tid);
-	mad->mad_hdr.attr_id = cpu_to_be16(VM_ATTR);
-	return mad;
+	mad->mad_hdr.method = IB_MGMT_METHOD_GET;
+	mad->mad_hdr.tid = cpu_to_be64(vtm_fuzz_tid(i, hi_tid));
+	mad->mad_hdr.attr_id = cpu_to_be16(VTM_ATTR);
+	for (k = 0; k < ARRAY_SIZE(fc->change) && fc->change[k].field; k++) {
+		const struct vtm_fuzz_change *ch = &fc->change[k];
+
+		if (ch->field == VTM_FUZZ_LENGTH)
+			len = ch->value;
+		else if (ch->field != VTM_FUZZ_TID)	/* vtm_fuzz_tid() */
+			((u8 *)mad)[vtm_fuzz_offset[ch->field]] = ch->value;
+	}
+	return len;
+}
+
+/*
+ * Random MAD @i (numbered after the rows) in its slot: random bytes, but
+ * never a Get or Set (no answer), of random length one time in four.
+ * Returns the bytes to send.
+ */
+static u32 vtm_fuzz_random(struct vt_buf *b, int i, u32 seed)
+{
+	struct ib_mad *mad = (struct ib_mad *)(b->va + (i % VTM_FUZZ_SLOTS) *
+					       VTM_FUZZ_SLOT);
+
+	vt_fill((u8 *)mad, IB_MGMT_MAD_SIZE, seed + i);
+	if (!(mad->mad_hdr.method & 0x80))
+		mad->mad_hdr.method |= 0x40;
+	return (i & 3) ? IB_MGMT_MAD_SIZE : (seed * (i + 1)) % IB_MGMT_MAD_SIZE;
+}
+
+/*
+ * Send @len bytes of MAD @i (in slot @i % VTM_FUZZ_SLOTS), count it in
+ * @sent and reap the send completions into @reaped; false (with vt_why())
+ * if it could not be sent.
+ */
+static bool vtm_fuzz_put(struct vt_run *run, struct vt_qp *q,
+			 struct vt_buf *b, struct ib_ah *ah, int i, u32 len,
+			 int *sent, int *reaped)
+{
+	struct ib_wc wc;
+	int ret;
+
+	ret = vtm_fuzz_send(q, b, i % VTM_FUZZ_SLOTS, len, ah);
+	if (ret) {
+		vt_why(run, "fuzz send %d (%s): %d", i,
+		       i < ARRAY_SIZE(vtm_fuzz_cases) ?
+		       vtm_fuzz_cases[i].what : "random", ret);
+		return false;
+	}
+	(*sent)++;
+	while (*reaped < *sent && vt_poll(run, &q->scq, &wc, 5000) == 1)
+		(*reaped)++;
+	return true;
+}
+
+/* Whether @mad, from @src_qp, is the answer row @i must get. */
+static bool vtm_fuzz_answer(const struct ib_mad *mad, u32 src_qp, int i,
+			    u64 hi_tid)
+{
+	return vtm_fuzz_cases[i].outcome == VTM_FUZZ_UNSUPPORTED &&
+	       mad->mad_hdr.tid == cpu_to_be64(vtm_fuzz_tid(i, hi_tid)) &&
+	       mad->mad_hdr.method == IB_MGMT_METHOD_GET_RESP &&
+	       be16_to_cpu(mad->mad_hdr.status) ==
+	       IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB &&
+	       src_qp == 1;
 }
 
 /*
  * Malformed and unclaimed MADs from a UD QP of vmlx1 to QP1 of vmlx0 (the
- * Q_Key of QP1 lets a UD QP do that): wrong sizes, base and class
- * versions, SMP classes on QP1, unknown classes and methods, responses
- * with unknown TIDs, random bytes.  Nothing may reach A; only the Gets of
- * unclaimed classes are answered (to the UD QP, status 0x000C); vmlx0's
- * MAD layer keeps working.
+ * Q_Key of QP1 lets a UD QP do that): the rows of vtm_fuzz_cases (wrong
+ * sizes, base and class versions, SMP classes on QP1, unknown classes and
+ * methods, responses with unknown TIDs), then VTM_FUZZ_RANDOM MADs of
+ * random bytes, then the last row.  Nothing may reach A; only the rows
+ * whose outcome is VTM_FUZZ_UNSUPPORTED are answered (to the UD QP);
+ * vmlx0's MAD layer keeps working.
  */
-static void vm_case_fuzz(struct vt_run *run, struct vm_agent *a,
-			 struct vm_agent *b, u16 lid_a, u16 lid_b)
+static void vtm_case_fuzz(struct vt_run *run, struct vtm_agent *a,
+			  struct vtm_agent *b, u16 lid_a, u16 lid_b)
 {
+	const int rows = ARRAY_SIZE(vtm_fuzz_cases);
 	struct vt_side s = {};
 	struct vt_qp q = {};
 	struct vt_buf buf = {};
 	struct vt_conn c;
 	struct ib_ah *ah = NULL;
 	struct ib_mad *mad;
-	struct ib_smp *smp;
 	struct ib_wc wc;
 	u64 hi = (u64)a->agent->hi_tid << 32;
-	u64 want_tid = 0x00c0ffee00000001ULL;
-	int i, n = 0, sent = 0, replies = 0, good = 0, ret;
+	int i, n = 0, sent = 0, replies = 0, good = 0, answers = 0, ret;
 	u32 seed = 12345;
 
-	vm_reset(a);
+	vtm_reset(a);
 	if (vt_side_init(run, &s, run->vb, true) ||
-	    vt_qp_create(run, &q, &s, IB_QPT_UD, NULL, VM_FUZZ_SLOTS,
-			 VM_FUZZ_SLOTS) ||
-	    vt_buf_alloc(run, &buf, s.dev, VM_FUZZ_SLOTS * VM_FUZZ_SLOT * 2)) {
+	    vt_qp_create(run, &q, &s, IB_QPT_UD, NULL, VTM_FUZZ_SLOTS,
+			 VTM_FUZZ_SLOTS) ||
+	    vt_buf_alloc(run, &buf, s.dev, VTM_FUZZ_SLOTS * VTM_FUZZ_SLOT * 2)) {
 		vt_result(run, "mad fuzz: a UD QP on vmlx1");
 		goto out;
 	}
@@ -696,10 +865,10 @@ static void vm_case_fuzz(struct vt_run *run, struct vm_agent *a,
 		goto out;
 	}
 	/* receive slots in the second half of the buffer */
-	for (i = 0; i < VM_FUZZ_SLOTS; i++) {
+	for (i = 0; i < VTM_FUZZ_SLOTS; i++) {
 		ret = vt_post_recv(&q, 1000 + i, buf.dma +
-				   (VM_FUZZ_SLOTS + i) * VM_FUZZ_SLOT,
-				   VM_FUZZ_SLOT, s.pd->local_dma_lkey);
+				   (VTM_FUZZ_SLOTS + i) * VTM_FUZZ_SLOT,
+				   VTM_FUZZ_SLOT, s.pd->local_dma_lkey);
 		if (ret) {
 			vt_why(run, "ib_post_recv: %d", ret);
 			vt_result(run, "mad fuzz: receive buffers");
@@ -707,129 +876,38 @@ static void vm_case_fuzz(struct vt_run *run, struct vm_agent *a,
 		}
 	}
 
-	for (i = 0; i < 16 + VM_FUZZ_RANDOM && !vt_aborted(run); i++) {
-		int slot = i % VM_FUZZ_SLOTS;
-		u32 len = IB_MGMT_MAD_SIZE;
-
-		mad = vm_fuzz_mad(&buf, slot, VM_CLASS, IB_MGMT_METHOD_GET,
-				  hi | 0x100 | i);
-		smp = (struct ib_smp *)mad;
-		switch (i) {
-		case 0:
-			len = 0;
+	for (i = 0; i < rows - 1 && !vt_aborted(run); i++)
+		if (!vtm_fuzz_put(run, &q, &buf, ah, i,
+				  vtm_fuzz_build(&buf, i, hi), &sent, &n))
 			break;
-		case 1:
-			len = IB_MGMT_MAD_HDR;
+	for (i = rows; i < rows + VTM_FUZZ_RANDOM && !run->why[0] &&
+	     !vt_aborted(run); i++)
+		if (!vtm_fuzz_put(run, &q, &buf, ah, i,
+				  vtm_fuzz_random(&buf, i, seed), &sent, &n))
 			break;
-		case 2:
-			len = IB_MGMT_MAD_SIZE - 1;
-			break;
-		case 3:
-			mad->mad_hdr.base_version = 2;
-			break;
-		case 4:
-			mad->mad_hdr.mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
-			break;
-		case 5:
-			smp->mgmt_class = IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
-			smp->hop_cnt = 200;
-			smp->hop_ptr = 99;
-			break;
-		case 6:
-			mad->mad_hdr.mgmt_class = 0x4f;
-			mad->mad_hdr.method = 0x7f;
-			break;
-		case 7:
-			mad->mad_hdr.method = 0;
-			break;
-		case 8:
-			mad->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
-			break;
-		case 9:
-			mad->mad_hdr.method = IB_MGMT_METHOD_TRAP_REPRESS;
-			break;
-		case 10:
-			mad->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
-			mad->mad_hdr.tid = cpu_to_be64(0xffffff0000000000ULL);
-			break;
-		case 11:
-			mad->mad_hdr.mgmt_class = IB_MGMT_CLASS_CM;
-			break;
-		case 12:
-			mad->mad_hdr.method = IB_MGMT_METHOD_SET;
-			mad->mad_hdr.class_version = 200;
-			mad->mad_hdr.tid = cpu_to_be64(want_tid + 1);
-			break;
-		case 13:
-			mad->mad_hdr.method = IB_MGMT_METHOD_REPORT_RESP;
-			break;
-		case 14:
-			mad->mad_hdr.method = IB_MGMT_METHOD_TRAP;
-			break;
-		case 15:
-			/* last: an unclaimed Get that must be answered */
-			mad->mad_hdr.mgmt_class = VM_CLASS_NOBODY;
-			mad->mad_hdr.tid = cpu_to_be64(want_tid);
-			break;
-		default:
-			/* random bytes, but never a Get/Set (no answer) */
-			vt_fill((u8 *)mad, IB_MGMT_MAD_SIZE, seed + i);
-			if (!(mad->mad_hdr.method & 0x80))
-				mad->mad_hdr.method |= 0x40;
-			len = (i & 3) ? IB_MGMT_MAD_SIZE :
-			      (seed * (i + 1)) % IB_MGMT_MAD_SIZE;
-			break;
-		}
-		if (i == 15)
-			continue;	/* sent after the random ones */
-		ret = vm_fuzz_send(&q, &buf, slot, len, ah);
-		if (ret) {
-			vt_why(run, "fuzz send %d: %d", i, ret);
-			break;
-		}
-		sent++;
-		/* reap send completions as we go */
-		while (n < sent) {
-			ret = vt_poll(run, &q.scq, &wc, 5000);
-			if (ret != 1)
-				break;
-			n++;
-		}
-	}
-	/* the unclaimed Get, after everything else */
-	mad = vm_fuzz_mad(&buf, 15, VM_CLASS_NOBODY, IB_MGMT_METHOD_GET,
-			  want_tid);
-	if (!run->why[0]) {
-		ret = vm_fuzz_send(&q, &buf, 15, IB_MGMT_MAD_SIZE, ah);
-		if (ret)
-			vt_why(run, "fuzz send: %d", ret);
-		else
-			sent++;
-	}
-	while (n < sent && vt_poll(run, &q.scq, &wc, 5000) == 1)
-		n++;
+	if (!run->why[0])
+		vtm_fuzz_put(run, &q, &buf, ah, rows - 1,
+			     vtm_fuzz_build(&buf, rows - 1, hi), &sent, &n);
 	vt_result(run, "mad fuzz: %d malformed or unclaimed MADs sent to vmlx0 QP1",
 		  sent);
 
-	/* replies: the class-version-200 Set and the unclaimed Get */
-	while (vt_poll(run, &q.rcq, &wc, 1000) == 1) {
+	/* the answers: each to a row that must get one, and no more */
+	for (i = 0; i < rows; i++)
+		if (vtm_fuzz_cases[i].outcome != VTM_FUZZ_DROPPED)
+			answers++;
+	while (replies < answers && vt_poll(run, &q.rcq, &wc, 1000) == 1) {
 		int r = wc.wr_id - 1000;
 
 		replies++;
-		if (wc.status != IB_WC_SUCCESS || r < 0 || r >= VM_FUZZ_SLOTS)
+		if (wc.status != IB_WC_SUCCESS || r < 0 || r >= VTM_FUZZ_SLOTS)
 			continue;
-		mad = (struct ib_mad *)(buf.va + (VM_FUZZ_SLOTS + r) *
-					VM_FUZZ_SLOT + VT_GRH_BYTES);
-		if (mad->mad_hdr.tid == cpu_to_be64(want_tid) &&
-		    mad->mad_hdr.method == IB_MGMT_METHOD_GET_RESP &&
-		    be16_to_cpu(mad->mad_hdr.status) ==
-		    IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB &&
-		    wc.src_qp == 1)
-			good++;
-		if (replies == 2)
-			break;
+		mad = (struct ib_mad *)(buf.va + (VTM_FUZZ_SLOTS + r) *
+					VTM_FUZZ_SLOT + VT_GRH_BYTES);
+		for (i = 0; i < rows; i++)
+			if (vtm_fuzz_answer(mad, wc.src_qp, i, hi))
+				good++;
 	}
-	vt_check(run, good == 1 && replies == 2,
+	vt_check(run, good == answers && replies == answers,
 		 "mad fuzz: only the two unclaimed Get/Set answered, from QP1 to the UD QP, status 0x000c (%d replies, %d right)",
 		 replies, good);
 	spin_lock_irq(&a->lock);
@@ -837,7 +915,7 @@ static void vm_case_fuzz(struct vt_run *run, struct vm_agent *a,
 		 a->nrecv);
 	spin_unlock_irq(&a->lock);
 	/* vmlx0's MAD layer still works */
-	vm_case_getresp(run, a, b, lid_b);
+	vtm_case_getresp(run, a, b, lid_b);
 out:
 	if (ah)
 		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
@@ -846,7 +924,7 @@ out:
 	vt_side_fini(&s);
 }
 
-static void vm_smp_get(struct vt_run *run, struct vm_agent *s, int hops)
+static void vtm_smp_get(struct vt_run *run, struct vtm_agent *s, int hops)
 {
 	struct ib_mad_agent *agent = s->agent;
 	struct rdma_ah_attr attr = {
@@ -860,7 +938,7 @@ static void vm_smp_get(struct vt_run *run, struct vm_agent *s, int hops)
 	struct ib_ah *ah;
 	int ret;
 
-	vm_reset(s);
+	vtm_reset(s);
 	ah = rdma_create_ah(agent->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(ah)) {
 		vt_why(run, "rdma_create_ah: %ld", PTR_ERR(ah));
@@ -895,12 +973,12 @@ static void vm_smp_get(struct vt_run *run, struct vm_agent *s, int hops)
 	if (ret) {
 		vt_why(run, "ib_post_send_mad: %d", ret);
 		vt_result(run, "mad smp hop %d: SubnGet sent", hops);
-		vm_free(buf);
+		vtm_free(buf);
 		return;
 	}
-	if (!vm_wait_done(s, buf, 5000)) {
+	if (!vtm_wait_done(s, buf, 5000)) {
 		ib_cancel_mad(buf);
-		vm_wait_done(s, buf, 5000);
+		vtm_wait_done(s, buf, 5000);
 	}
 	spin_lock_irq(&s->lock);
 	smp = (struct ib_smp *)&s->last;
@@ -924,46 +1002,46 @@ static void vm_smp_get(struct vt_run *run, struct vm_agent *s, int hops)
 			 "mad smp hop 1: NodeInfo of the switch (type %u), return path recorded",
 			 ni->node_type);
 	spin_unlock_irq(&s->lock);
-	vm_free(buf);
+	vtm_free(buf);
 }
 
-static void vm_case_smp(struct vt_run *run)
+static void vtm_case_smp(struct vt_run *run)
 {
 	struct ib_device *da = run->va->ibdev;
-	struct vm_agent s = {};
+	struct vtm_agent s = {};
 
 	if (!da->ops->process_mad) {
-		vt_out(run, "not ok mad smp: %s has no process_mad (no SMA)",
-		       dev_name(&da->dev));
+		vt_check(run, false, "mad smp: %s has no process_mad (no SMA)",
+			 dev_name(&da->dev));
 		return;
 	}
-	if (vm_register(run, &s, da, IB_QPT_SMI, NULL)) {
+	if (vtm_register(run, &s, da, IB_QPT_SMI, NULL)) {
 		vt_result(run, "mad smp: agent on QP0");
 		return;
 	}
-	vm_smp_get(run, &s, 0);
-	vm_smp_get(run, &s, 1);
-	vm_unregister(&s);
+	vtm_smp_get(run, &s, 0);
+	vtm_smp_get(run, &s, 1);
+	vtm_unregister(&s);
 }
 
 /* ------------------------------------------------------------------ */
 /* redirect: QP1 redirection of a GSI class (ib_mad_redirect_class())   */
 /* ------------------------------------------------------------------ */
 
-#define VM_RD_SLOTS		8
-#define VM_RD_BAD_QKEY		0x12345678
-#define VM_PMA_PORT_COUNTERS	0x0012
+#define VTM_RD_SLOTS		8
+#define VTM_RD_BAD_QKEY		0x12345678
+#define VTM_PMA_PORT_COUNTERS	0x0012
 
-static const char * const vm_errnos[] = {
+static const char * const vtm_errnos[] = {
 	[EINVAL] = "EINVAL", [EBUSY] = "EBUSY", [ENODEV] = "ENODEV",
 	[ENOENT] = "ENOENT",
 };
 
 /* A made-up request of @mgmt_class in slot @i: PMA Get(PortCounters). */
-static struct ib_mad *vm_rd_mad(struct vt_buf *b, int i, u8 mgmt_class,
-				u64 tid, u8 port)
+static struct ib_mad *vtm_rd_mad(struct vt_buf *b, int i, u8 mgmt_class,
+				 u64 tid, u8 port)
 {
-	struct ib_mad *mad = (struct ib_mad *)(b->va + i * VM_FUZZ_SLOT);
+	struct ib_mad *mad = (struct ib_mad *)(b->va + i * VTM_FUZZ_SLOT);
 
 	memset(mad, 0, sizeof(*mad));
 	mad->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
@@ -971,7 +1049,7 @@ static struct ib_mad *vm_rd_mad(struct vt_buf *b, int i, u8 mgmt_class,
 	mad->mad_hdr.class_version = 1;
 	mad->mad_hdr.method = IB_MGMT_METHOD_GET;
 	mad->mad_hdr.tid = cpu_to_be64(tid);
-	mad->mad_hdr.attr_id = cpu_to_be16(VM_PMA_PORT_COUNTERS);
+	mad->mad_hdr.attr_id = cpu_to_be16(VTM_PMA_PORT_COUNTERS);
 	/* PortCounters:PortSelect */
 	((u8 *)mad)[IB_MGMT_DEVICE_HDR + 1] = port;
 	return mad;
@@ -982,13 +1060,13 @@ static struct ib_mad *vm_rd_mad(struct vt_buf *b, int i, u8 mgmt_class,
  * send completion and for an answer for up to @ms.  Returns the answer
  * (in its receive slot) or NULL; *src_qp is the answering QP.
  */
-static struct ib_mad *vm_rd_ask(struct vt_run *run, struct vt_qp *q,
-				struct vt_buf *b, int i, struct ib_ah *ah,
+static struct ib_mad *vtm_rd_ask(struct vt_run *run, struct vt_qp *q,
+				 struct vt_buf *b, int i, struct ib_ah *ah,
 				u32 dqpn, u32 qkey, unsigned int ms,
 				u32 *src_qp)
 {
 	struct ib_sge sge = {
-		.addr = b->dma + i * VM_FUZZ_SLOT,
+		.addr = b->dma + i * VTM_FUZZ_SLOT,
 		.length = IB_MGMT_MAD_SIZE,
 		.lkey = q->side->pd->local_dma_lkey,
 	};
@@ -1004,12 +1082,12 @@ static struct ib_mad *vm_rd_ask(struct vt_run *run, struct vt_qp *q,
 		.remote_qpn = dqpn,
 		.remote_qkey = qkey,
 	};
-	int slot = VM_RD_SLOTS + i;
+	int slot = VTM_RD_SLOTS + i;
 	struct ib_wc wc;
 	int ret;
 
-	ret = vt_post_recv(q, slot, b->dma + slot * VM_FUZZ_SLOT,
-			   VM_FUZZ_SLOT, q->side->pd->local_dma_lkey);
+	ret = vt_post_recv(q, slot, b->dma + slot * VTM_FUZZ_SLOT,
+			   VTM_FUZZ_SLOT, q->side->pd->local_dma_lkey);
 	if (!ret)
 		ret = ib_post_send(q->qp, &wr.wr, NULL);
 	if (ret) {
@@ -1029,7 +1107,7 @@ static struct ib_mad *vm_rd_ask(struct vt_run *run, struct vt_qp *q,
 		return NULL;
 	}
 	*src_qp = wc.src_qp;
-	return (struct ib_mad *)(b->va + slot * VM_FUZZ_SLOT + VT_GRH_BYTES);
+	return (struct ib_mad *)(b->va + slot * VTM_FUZZ_SLOT + VT_GRH_BYTES);
 }
 
 /*
@@ -1040,8 +1118,8 @@ static struct ib_mad *vm_rd_ask(struct vt_run *run, struct vt_qp *q,
  * an SMP and the Get with a wrong Q_Key sent there get nothing, and the
  * MAD layer counts the first two as dropped.
  */
-static void vm_redirect_check(struct vt_run *run, struct vt_dev *target,
-			      u32 port, u8 mgmt_class)
+static void vtm_redirect_check(struct vt_run *run, struct vt_dev *target,
+			       u32 port, u8 mgmt_class)
 {
 	struct vt_dev *from = target == run->va ? run->vb : run->va;
 	struct ib_device *dev = target->ibdev;
@@ -1054,7 +1132,7 @@ static void vm_redirect_check(struct vt_run *run, struct vt_dev *target,
 	struct vt_conn c;
 	struct ib_mad *ans;
 	u64 tid = 0x0abcdef000000001ULL;
-	u16 lid = vm_lid(dev);
+	u16 lid = vtm_lid(dev);
 	u32 src_qp = 0;
 	int ret;
 
@@ -1066,9 +1144,9 @@ static void vm_redirect_check(struct vt_run *run, struct vt_dev *target,
 		return;
 	}
 	if (vt_side_init(run, &s, from, true) ||
-	    vt_qp_create(run, &q, &s, IB_QPT_UD, NULL, VM_RD_SLOTS,
-			 VM_RD_SLOTS) ||
-	    vt_buf_alloc(run, &buf, s.dev, 2 * VM_RD_SLOTS * VM_FUZZ_SLOT)) {
+	    vt_qp_create(run, &q, &s, IB_QPT_UD, NULL, VTM_RD_SLOTS,
+			 VTM_RD_SLOTS) ||
+	    vt_buf_alloc(run, &buf, s.dev, 2 * VTM_RD_SLOTS * VTM_FUZZ_SLOT)) {
 		vt_result(run, "mad redirect check: a UD QP on %s",
 			  ib_device_name(s.dev));
 		goto out;
@@ -1086,8 +1164,8 @@ static void vm_redirect_check(struct vt_run *run, struct vt_dev *target,
 	}
 
 	/* QP1: the redirect */
-	vm_rd_mad(&buf, 0, mgmt_class, tid, port);
-	ans = vm_rd_ask(run, &q, &buf, 0, ah, 1, IB_QP1_QKEY, 3000, &src_qp);
+	vtm_rd_mad(&buf, 0, mgmt_class, tid, port);
+	ans = vtm_rd_ask(run, &q, &buf, 0, ah, 1, IB_QP1_QKEY, 3000, &src_qp);
 	cpi = ans ? (struct ib_class_port_info *)((u8 *)ans +
 		ib_get_mad_data_offset(mgmt_class) +
 		(mgmt_class == IB_MGMT_CLASS_PERF_MGMT ? 40 : 0)) : NULL;
@@ -1097,7 +1175,7 @@ static void vm_redirect_check(struct vt_run *run, struct vt_dev *target,
 		 ans->mad_hdr.method != IB_MGMT_METHOD_GET_RESP ||
 		 be16_to_cpu(ans->mad_hdr.status) !=
 		 IB_MGMT_MAD_STATUS_REDIRECT_REQD ||
-		 ans->mad_hdr.attr_id != cpu_to_be16(VM_PMA_PORT_COUNTERS))
+		 ans->mad_hdr.attr_id != cpu_to_be16(VTM_PMA_PORT_COUNTERS))
 		vt_why(run, "from QP%u: TID %llx method 0x%x status 0x%x attr 0x%x",
 		       src_qp, be64_to_cpu(ans->mad_hdr.tid),
 		       ans->mad_hdr.method, be16_to_cpu(ans->mad_hdr.status),
@@ -1118,9 +1196,9 @@ static void vm_redirect_check(struct vt_run *run, struct vt_dev *target,
 		  lid, before.qp_num, before.qkey);
 
 	/* the redirect QP: the real answer, from it */
-	vm_rd_mad(&buf, 1, mgmt_class, tid + 1, port);
-	ans = vm_rd_ask(run, &q, &buf, 1, ah, before.qp_num, before.qkey, 3000,
-			&src_qp);
+	vtm_rd_mad(&buf, 1, mgmt_class, tid + 1, port);
+	ans = vtm_rd_ask(run, &q, &buf, 1, ah, before.qp_num, before.qkey, 3000,
+			 &src_qp);
 	if (!ans)
 		vt_why(run, "no answer");
 	else if (src_qp != before.qp_num ||
@@ -1134,23 +1212,23 @@ static void vm_redirect_check(struct vt_run *run, struct vt_dev *target,
 		  before.qp_num);
 
 	/* bad input: another class, an SMP, a wrong Q_Key */
-	vm_rd_mad(&buf, 2, VM_CLASS, tid + 2, port);
-	if (vm_rd_ask(run, &q, &buf, 2, ah, before.qp_num, before.qkey, 1000,
-		      &src_qp))
+	vtm_rd_mad(&buf, 2, VTM_CLASS, tid + 2, port);
+	if (vtm_rd_ask(run, &q, &buf, 2, ah, before.qp_num, before.qkey, 1000,
+		       &src_qp))
 		vt_why(run, "answered from QP 0x%x", src_qp);
 	vt_result(run, "mad redirect check: a Get of class 0x%02x to the redirect QP: no answer",
-		  VM_CLASS);
-	vm_rd_mad(&buf, 3, IB_MGMT_CLASS_SUBN_LID_ROUTED, tid + 3, port);
-	if (vm_rd_ask(run, &q, &buf, 3, ah, before.qp_num, before.qkey, 1000,
-		      &src_qp))
+		  VTM_CLASS);
+	vtm_rd_mad(&buf, 3, IB_MGMT_CLASS_SUBN_LID_ROUTED, tid + 3, port);
+	if (vtm_rd_ask(run, &q, &buf, 3, ah, before.qp_num, before.qkey, 1000,
+		       &src_qp))
 		vt_why(run, "answered from QP 0x%x", src_qp);
 	vt_result(run, "mad redirect check: an SMP to the redirect QP: no answer");
-	vm_rd_mad(&buf, 4, mgmt_class, tid + 4, port);
-	if (vm_rd_ask(run, &q, &buf, 4, ah, before.qp_num, VM_RD_BAD_QKEY,
-		      1000, &src_qp))
+	vtm_rd_mad(&buf, 4, mgmt_class, tid + 4, port);
+	if (vtm_rd_ask(run, &q, &buf, 4, ah, before.qp_num, VTM_RD_BAD_QKEY,
+		       1000, &src_qp))
 		vt_why(run, "answered from QP 0x%x", src_qp);
 	vt_result(run, "mad redirect check: the Get with Q_Key 0x%x to the redirect QP: no answer",
-		  VM_RD_BAD_QKEY);
+		  VTM_RD_BAD_QKEY);
 
 	ret = ib_mad_query_redirect(dev, port, mgmt_class, &after);
 	vt_check(run, !ret && after.redirected - before.redirected == 1 &&
@@ -1170,10 +1248,10 @@ out:
 
 /*
  * "mad redirect DEV PORT CLASS on|off|check [ERRNO]": redirect CLASS of
- * DEV's port PORT off QP1, end it, or check it (vm_redirect_check()).
+ * DEV's port PORT off QP1, end it, or check it (vtm_redirect_check()).
  * With ERRNO (EINVAL, EBUSY, ENODEV, ENOENT) on and off must fail so.
  */
-static int vm_cmd_redirect(struct vt_run *run)
+static int vtm_cmd_redirect(struct vt_run *run)
 {
 	struct ib_mad_redirect_attr attr;
 	const char *want_name = run->argc > 5 ? run->argv[5] : NULL;
@@ -1193,15 +1271,15 @@ static int vm_cmd_redirect(struct vt_run *run)
 	if (!target)
 		return -EINVAL;
 	if (want_name) {
-		for (i = 0; i < ARRAY_SIZE(vm_errnos); i++)
-			if (vm_errnos[i] && !strcmp(vm_errnos[i], want_name))
+		for (i = 0; i < ARRAY_SIZE(vtm_errnos); i++)
+			if (vtm_errnos[i] && !strcmp(vtm_errnos[i], want_name))
 				want = -(int)i;
 		if (!want)
 			return -EINVAL;
 	}
 	what = run->argv[4];
 	if (!strcmp(what, "check") && !want) {
-		vm_redirect_check(run, target, port, cls);
+		vtm_redirect_check(run, target, port, cls);
 		return 0;
 	}
 	if (!strcmp(what, "on"))
@@ -1230,7 +1308,7 @@ static int vm_cmd_redirect(struct vt_run *run)
 	return 0;
 }
 
-static const char * const vm_cases[] = {
+static const char * const vtm_cases[] = {
 	"reg", "getresp", "timeout", "unsupported", "bogus", "cancel",
 	"flush", "smp", "fuzz",
 };
@@ -1244,43 +1322,43 @@ static const char * const vm_cases[] = {
 int vt_cmd_mad(struct vt_run *run)
 {
 	static const u8 methods[] = { IB_MGMT_METHOD_GET };
-	struct vm_agent a = {}, b = {};
+	struct vtm_agent a = {}, b = {};
 	struct ib_mad_reg_req req;
 	u16 lid_a, lid_b;
 
 	if (run->argc && !strcmp(run->argv[0], "redirect"))
-		return vm_cmd_redirect(run);
-	if (!vt_args_known(run, vm_cases, ARRAY_SIZE(vm_cases)))
+		return vtm_cmd_redirect(run);
+	if (!vt_args_known(run, vtm_cases, ARRAY_SIZE(vtm_cases)))
 		return -EINVAL;
 	if (vt_has_arg(run, "reg"))
-		vm_case_reg(run);
+		vtm_case_reg(run);
 
-	lid_a = vm_lid(run->va->ibdev);
-	lid_b = vm_lid(run->vb->ibdev);
-	vm_reg_req(&req, VM_CLASS, methods, 1);
-	if (vm_register(run, &a, run->va->ibdev, IB_QPT_GSI, NULL) ||
-	    vm_register(run, &b, run->vb->ibdev, IB_QPT_GSI, &req)) {
+	lid_a = vtm_lid(run->va->ibdev);
+	lid_b = vtm_lid(run->vb->ibdev);
+	vtm_reg_req(&req, VTM_CLASS, methods, 1);
+	if (vtm_register(run, &a, run->va->ibdev, IB_QPT_GSI, NULL) ||
+	    vtm_register(run, &b, run->vb->ibdev, IB_QPT_GSI, &req)) {
 		vt_result(run, "mad: agents on vmlx0 and vmlx1 QP1");
 		goto out;
 	}
 	if (vt_has_arg(run, "getresp") && !vt_aborted(run))
-		vm_case_getresp(run, &a, &b, lid_b);
+		vtm_case_getresp(run, &a, &b, lid_b);
 	if (vt_has_arg(run, "timeout") && !vt_aborted(run))
-		vm_case_timeout(run, &a, &b, lid_b);
+		vtm_case_timeout(run, &a, &b, lid_b);
 	if (vt_has_arg(run, "unsupported") && !vt_aborted(run))
-		vm_case_unsupported(run, &a, lid_b);
+		vtm_case_unsupported(run, &a, lid_b);
 	if (vt_has_arg(run, "bogus") && !vt_aborted(run))
-		vm_case_bogus(run, &a, &b, lid_a, lid_b);
+		vtm_case_bogus(run, &a, &b, lid_a, lid_b);
 	if (vt_has_arg(run, "cancel") && !vt_aborted(run))
-		vm_case_cancel(run, &a, &b, lid_b);
+		vtm_case_cancel(run, &a, &b, lid_b);
 	if (vt_has_arg(run, "fuzz") && !vt_aborted(run))
-		vm_case_fuzz(run, &a, &b, lid_a, lid_b);
+		vtm_case_fuzz(run, &a, &b, lid_a, lid_b);
 	if (vt_has_arg(run, "flush") && !vt_aborted(run))
-		vm_case_flush(run, &a, &b, lid_b);
+		vtm_case_flush(run, &a, &b, lid_b);
 	if (vt_has_arg(run, "smp") && !vt_aborted(run))
-		vm_case_smp(run);
+		vtm_case_smp(run);
 out:
-	vm_unregister(&a);
-	vm_unregister(&b);
+	vtm_unregister(&a);
+	vtm_unregister(&b);
 	return 0;
 }

@@ -135,8 +135,9 @@ void vt_why(struct vt_run *run, const char *fmt, ...)
  * @run: the command
  * @fmt: printf format of the description
  *
- * Writes "ok DESCRIPTION", or "not ok DESCRIPTION: REASON" if vt_why()
- * was called since the last report, and forgets the reason.
+ * Writes "ok DESCRIPTION", or "not ok DESCRIPTION" and "# REASON" if
+ * vt_why() was called since the last report (the convention of the
+ * checkers in tests/scenarios), and forgets the reason.
  *
  * Return: whether the check passed.
  */
@@ -149,10 +150,9 @@ bool vt_result(struct vt_run *run, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(desc, sizeof(desc), fmt, ap);
 	va_end(ap);
-	if (ok)
-		vt_check(run, true, "%s", desc);
-	else
-		vt_check(run, false, "%s: %s", desc, run->why);
+	vt_check(run, ok, "%s", desc);
+	if (!ok)
+		vt_out(run, "# %s", run->why);
 	run->why[0] = '\0';
 	return ok;
 }

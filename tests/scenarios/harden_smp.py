@@ -5,19 +5,15 @@
 # other port, for the vmlx-hardening scenario (vmlx num_ports=2): umad0 is
 # vmlx0 port 1, umad1 vmlx0 port 2.  Directed-route SMPs of hop count 0
 # go to the local SMA through the MAD layer, which checks the M_Key.
-# Prints "PASS <what>" / "FAIL <what>: <detail>".
-import fcntl
+# Prints "ok <what>" / "not ok <what>" (checker.py).
 import os
 import select
 import struct
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uverbs_cmd import report  # noqa: E402
-import uverbs_cmd as uc  # noqa: E402
+from checker import exit_status, report, umad_hdr, umad_register
 
-REGISTER_AGENT = 0xC01C1B01
 GET, SET = 0x01, 0x02
 PORT_INFO = 0x0015
 MKEY = 0x0123456789abcdef
@@ -29,10 +25,7 @@ class Umad:
 
     def __init__(self, path):
         self.fd = os.open(path, os.O_RDWR)
-        req = struct.pack("<I16sBBB3sBx", 0, bytes(16), 0, 0x81, 1,
-                          bytes(3), 0)
-        out = fcntl.ioctl(self.fd, REGISTER_AGENT, req)
-        self.agent = struct.unpack_from("<I", out)[0]
+        self.agent = umad_register(self.fd, 0, 0x81)
         self.tid = 0x1000
 
     def smp(self, method, am, mkey=0, data=bytes(64)):
@@ -42,12 +35,9 @@ class Umad:
                           self.tid, PORT_INFO, 0, am)
         mad += struct.pack(">QHH", mkey, 0xffff, 0xffff) + bytes(28)
         mad += data + bytes(128)
-        # struct ib_user_mad, the header without pkey_index (the file's
-        # default): a 1 s timeout, no retry
-        umad = struct.pack("<5I", self.agent, 0, 1000, 0, 0)
-        umad += struct.pack(">IIH", 0, 0, 0xffff) + bytes(6) + bytes(16)
-        umad += struct.pack(">I", 0)
-        os.write(self.fd, umad + mad)
+        # the header without pkey_index (the file's default): a 1 s
+        # timeout, no retry
+        os.write(self.fd, umad_hdr(self.agent, timeout=1000, v2=False) + mad)
         p = select.poll()
         p.register(self.fd, select.POLLIN)
         end = time.time() + 3
@@ -121,4 +111,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    sys.exit(1 if uc.failed else 0)
+    sys.exit(exit_status())

@@ -3,7 +3,7 @@
 #
 # Hostile and unprivileged use of vmlx through libibverbs (pyverbs, with
 # Debian's librxe provider), for the vmlx-hardening scenario.  Prints one
-# line per check, "PASS <what>" or "FAIL <what>: <detail>".
+# line per check, "ok <what>" or "not ok <what>" (checker.py).
 #
 #   harden_verbs.py doorbell          the send doorbell of a QP that may not
 #                                     send yet fails, in RESET, INIT, RTR
@@ -21,7 +21,6 @@
 #
 # The counters named in the checks are vmlx's, in debugfs.
 import errno
-import os
 import socket
 import struct
 import sys
@@ -37,22 +36,7 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 import pyverbs.enums as e
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uverbs_cmd import report  # noqa: E402
-import uverbs_cmd as uc  # noqa: E402
-
-GSI_QKEY = 0x80010000
-DBG = "/sys/kernel/debug/vmlx"
-
-
-def counter(dev, name):
-    """A counter of @dev's port 1, 0 if the driver has none of that name."""
-    with open("%s/%s/port1/counters" % (DBG, dev)) as f:
-        for line in f:
-            k, v = line.split()
-            if k == name:
-                return int(v)
-    return 0
+from checker import QP1_QKEY, exit_status, report, vmlx_counter
 
 
 class End:
@@ -197,13 +181,13 @@ def spoof_one(qpt, name):
     for i in range(2):
         v.post_recv(wr_id=100 + i)
 
-    bad0 = counter("vmlx0", "rcv_bad_source")
+    bad0 = vmlx_counter("vmlx0", "rcv_bad_source")
     x.qp.post_send(x.send_wr(b"forged!!"))
     got = v.poll(1.5 if qpt == e.IBV_QPT_RC else 0.5)
     report(not got, "%s: a SEND from vmlx2 with the victim's PSN is not "
            "received" % name, "victim completions %r, buffer %r" %
            ([(w.wr_id, w.status) for w in got], v.mr.read(8, 0)))
-    bad = counter("vmlx0", "rcv_bad_source") - bad0
+    bad = vmlx_counter("vmlx0", "rcv_bad_source") - bad0
     report(bad >= 1, "%s: vmlx0 counts it in rcv_bad_source" % name,
            "counted %d" % bad)
     if qpt == e.IBV_QPT_RC:
@@ -233,7 +217,7 @@ def spoof():
 
 def qkey_modify(expect):
     """MODIFY_QP to INIT with the GSI's Q_Key."""
-    u = End("vmlx0", e.IBV_QPT_UD, qkey=GSI_QKEY)
+    u = End("vmlx0", e.IBV_QPT_UD, qkey=QP1_QKEY)
     got = errno_of(u.init)
     want = 0 if expect == "ok" else errno.EPERM
     report(got == want, "MODIFY_QP with Q_Key 0x80010000: %s" % expect,
@@ -269,7 +253,7 @@ def qkey_pma(qkey, lid):
     u.rts()
     ah = AH(u.pd, attr=AHAttr(dlid=int(lid, 0), port_num=1))
     wr = u.send_wr(pma_set_clear(0x5eed))
-    wr.set_wr_ud(ah, 1, GSI_QKEY)
+    wr.set_wr_ud(ah, 1, QP1_QKEY)
     u.qp.post_send(wr)
     got = u.poll(1)
     report(got and got[0].status == e.IBV_WC_SUCCESS,
@@ -290,4 +274,4 @@ if __name__ == "__main__":
         qkey_mode(sys.argv[2])
     elif cmd == "qkey-pma":
         qkey_pma(sys.argv[2], sys.argv[3])
-    sys.exit(1 if uc.failed else 0)
+    sys.exit(exit_status())

@@ -18,15 +18,12 @@
 # vm-run-options: --smp 2
 set -u
 . "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../vm/vmlx.sh"
 . "$(dirname "$0")/../kmod/vt.sh"
 
 ib=/sys/class/infiniband
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
-tap_check "modprobe ib_verbs_test" modprobe ib_verbs_test
-if [[ ! -d $VT_DIR || ! -d $VT_VMLX ]]; then
-	tap_bail "no debugfs files of ib_verbs_test or vmlx"
-fi
+vmlx_start ib_verbs_test
 tap_is "ib_verbs_test got both devices" "$(vt_devices)" "vmlx0 vmlx1"
 tap_is "vmlx0 port 1 ACTIVE, LID 1" "$(vt_port_state vmlx0)" "ACTIVE 1"
 tap_is "vmlx1 port 1 ACTIVE, LID 2" "$(vt_port_state vmlx1)" "ACTIVE 2"

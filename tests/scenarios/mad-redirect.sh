@@ -22,21 +22,16 @@
 # vm-run-options: --smp 2
 set -u
 . "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../vm/vmlx.sh"
 . "$(dirname "$0")/../kmod/vt.sh"
 
 here=$(dirname "$0")
 ib=/sys/class/infiniband
 
-# run_py ARGS...: mad_redirect.py's ok/not ok lines as TAP lines
+# run_py ARGS...: mad_redirect.py ARGS, its checks as TAP
 run_py() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap_pass "${line#ok }" ;;
-		"not ok "*) tap_fail "${line#not ok }" ;;
-		*) tap_diag "$line" ;;
-		esac
-	done < <(timeout 60 python3 "$here/mad_redirect.py" "$@" 2>&1)
+	tap_checker "mad_redirect.py $1 exits 0" \
+		timeout 60 python3 "$here/mad_redirect.py" "$@"
 }
 
 # field TEXT NAME: the value of a "Name:.....value" line of perfquery
@@ -49,12 +44,7 @@ qps() {
 	rdma res show qp link "$1" 2>/dev/null | grep -c "lqpn"
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
-tap_check "modprobe ib_umad" modprobe ib_umad
-tap_check "modprobe ib_verbs_test" modprobe ib_verbs_test
-if [[ ! -d $VT_DIR || ! -d $VT_VMLX ]]; then
-	tap_bail "no debugfs files of ib_verbs_test or vmlx"
-fi
+vmlx_start ib_umad ib_verbs_test
 tap_is "vmlx0 port 1 ACTIVE, LID 1" "$(vt_port_state vmlx0)" "ACTIVE 1"
 tap_is "vmlx1 port 1 ACTIVE, LID 2" "$(vt_port_state vmlx1)" "ACTIVE 2"
 

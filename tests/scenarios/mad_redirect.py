@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """QP1 redirection of the PMA class seen through umad, for
-tests/scenarios/mad-redirect.sh; prints TAP lines ("ok"/"not ok" DESC,
-the caller numbers them).
+tests/scenarios/mad-redirect.sh; prints "ok DESC" / "not ok DESC"
+(checker.py), which the scenario turns into TAP.
 
 Usage: mad_redirect.py redirected LID QPN
          a PMA Get(PortCounters) from umad0 (vmlx0 port 1) to LID's QP1 is
@@ -14,40 +14,19 @@ Usage: mad_redirect.py redirected LID QPN
        mad_redirect.py plain LID
          the Get to LID's QP1 is answered from QP1 with status 0
 """
-import fcntl
 import os
 import select
 import struct
 import sys
 import time
 
-REGISTER_AGENT = 0xC01C1B01
-ENABLE_PKEY = 0x00001B03
+from checker import (QP1_QKEY, exit_status, report, umad_enable_pkey,
+                     umad_hdr, umad_register)
+
 UMAD0 = "/dev/infiniband/umad0"
-QP1_QKEY = 0x80010000
 PMA = 0x04
 PORT_COUNTERS = 0x0012
 CLASS_PORT_INFO = 0x0001
-failed = 0
-
-
-def report(ok, desc, detail=""):
-    global failed
-    if not ok:
-        failed += 1
-    print("%s %s%s" % ("ok" if ok else "not ok", desc,
-                       "" if ok or not detail else "  # " + detail))
-    sys.stdout.flush()
-
-
-def umad_hdr(agent, qpn, lid, timeout=1000, retries=2):
-    """struct ib_user_mad_hdr, 64 bytes (after ENABLE_PKEY)"""
-    h = struct.pack("<5I", agent, 0, timeout, retries, 0)
-    h += struct.pack(">IIH", qpn, QP1_QKEY, lid)
-    h += bytes(6) + bytes(16) + struct.pack(">I", 0)
-    h += struct.pack("<H6x", 0)
-    assert len(h) == 64
-    return h
 
 
 def pma_get(tid, attr, port=1):
@@ -62,7 +41,8 @@ def pma_get(tid, attr, port=1):
 
 def ask(fd, agent, lid, qpn, tid, attr=PORT_COUNTERS):
     """Send one Get, return (umad header fields, MAD) or None."""
-    os.write(fd, umad_hdr(agent, qpn, lid) + pma_get(tid, attr))
+    os.write(fd, umad_hdr(agent, timeout=1000, retries=2, qpn=qpn,
+                          qkey=QP1_QKEY, lid=lid) + pma_get(tid, attr))
     p = select.poll()
     p.register(fd, select.POLLIN)
     end = time.time() + 10
@@ -99,9 +79,8 @@ def main():
     mode = sys.argv[1]
     lid = int(sys.argv[2], 0)
     fd = os.open(UMAD0, os.O_RDWR)
-    fcntl.ioctl(fd, ENABLE_PKEY)
-    req = struct.pack("<I16sBBB3sBx", 0, bytes(16), 1, PMA, 1, bytes(3), 0)
-    agent = struct.unpack_from("<I", fcntl.ioctl(fd, REGISTER_AGENT, req))[0]
+    umad_enable_pkey(fd)
+    agent = umad_register(fd, 1, PMA)
     tid = 0x5000 + os.getpid() % 0x1000
 
     h, mad = ask(fd, agent, lid, 1, tid)
@@ -151,4 +130,4 @@ def main():
 
 
 main()
-sys.exit(1 if failed else 0)
+sys.exit(exit_status())

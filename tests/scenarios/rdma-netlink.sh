@@ -12,6 +12,7 @@
 # on any kernel warning in dmesg.
 set -u
 . "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../vm/vmlx.sh"
 . "$(dirname "$0")/../kmod/vt.sh"
 
 ib=/sys/class/infiniband
@@ -37,7 +38,7 @@ port_field() {
 	done <"$VT_VMLX/$1/port1/state"
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
+vmlx_start
 tap_is "ib_core is ours, from updates/" \
 	"$(modinfo -n ib_core | grep -c "/updates/")" 1
 tap_is "the loaded ib_core is ours, not Debian's" \
@@ -161,17 +162,8 @@ tap_is "vmlx0: the counts are back after the loop" \
 	"$(res_counts vmlx0)" "$before0"
 
 # --- raw requests -----------------------------------------------------------------
-out=$(python3 "$(dirname "$0")/rdma-nl-requests.py" 2>&1)
-rc=$?
-while IFS= read -r line; do
-	case $line in
-	"ok "*) tap_pass "netlink: ${line#ok }" ;;
-	"not ok "*) tap_fail "netlink: ${line#not ok }" ;;
-	"") ;;
-	*) tap_diag "$line" ;;
-	esac
-done <<<"$out"
-tap_ok $rc "rdma-nl-requests.py exits 0"
+tap_checker --prefix "netlink: " "rdma-nl-requests.py exits 0" \
+	python3 "$(dirname "$0")/rdma-nl-requests.py"
 
 # --- libibverbs discovery -------------------------------------------------------
 tap_check "modprobe ib_uverbs" modprobe ib_uverbs

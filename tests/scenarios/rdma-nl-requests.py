@@ -8,7 +8,7 @@
 # random garbage).  Each malformed request must get NLMSG_ERROR (a dump
 # NLMSG_DONE) with a negative errno, or be ignored when it cannot be
 # parsed as a message at all; nothing may hang.  Prints one line per
-# check, "ok DESC" or "not ok DESC", and exits 1 if any failed.
+# check, "ok DESC" or "not ok DESC" (checker.py), and exits 1 if any failed.
 #
 # Used by rdma-netlink.sh; needs root (one check drops to uid 65534).
 import errno
@@ -17,6 +17,8 @@ import random
 import socket
 import struct
 import sys
+
+from checker import exit_status, report
 
 NETLINK_RDMA = 20
 NLMSG_ERROR, NLMSG_DONE = 2, 3
@@ -30,20 +32,7 @@ DEV_INDEX, DEV_NAME, PORT_INDEX, NODE_GUID = 1, 2, 3, 6
 NETNS_MODE, CHARDEV_TYPE, CHARDEV_NAME = 66, 69, 70
 PRIVILEGED_QKEY_MODE = 96
 
-failed = 0
 seq = 1000
-
-
-def check(ok, desc, detail=""):
-    global failed
-    if ok:
-        print("ok " + desc)
-    else:
-        failed += 1
-        print("not ok " + desc)
-        if detail:
-            print("# " + detail)
-    sys.stdout.flush()
 
 
 def nl_type(op, client=NLDEV):
@@ -137,53 +126,53 @@ def expect_error(desc, data, want=None):
     replies, timed_out = exchange(data)
     err = error_of(replies)
     if timed_out or err is None:
-        check(False, desc, "no NLMSG_ERROR/NLMSG_DONE (timed out)")
+        report(False, desc, "no NLMSG_ERROR/NLMSG_DONE (timed out)")
     elif want is not None:
-        check(err == -want, desc + " (%s)" % errno.errorcode[want],
-              "got errno %d" % err)
+        report(err == -want, desc + " (%s)" % errno.errorcode[want],
+               "got errno %d" % err)
     else:
-        check(err < 0, desc, "got %d" % err)
+        report(err < 0, desc, "got %d" % err)
 
 
 def expect_ignored(desc, data):
     replies, _ = exchange(data, want_end=False)
     err = error_of(replies)
-    check(not replies or (err is not None and err < 0), desc,
-          "got %r" % (replies,))
+    report(not replies or (err is not None and err < 0), desc,
+           "got %r" % (replies,))
 
 
 # --- well-formed ------------------------------------------------------------
 replies, timed_out = exchange(msg(nl_type(GET), F_REQUEST | F_DUMP | F_ACK))
 devs = [attrs(p) for ty, fl, _, _, p in replies
         if ty == nl_type(GET) and fl & F_MULTI]
-check(not timed_out and replies and replies[-1][0] == NLMSG_DONE and
-      error_of(replies) == 0 and len(devs) >= 1,
-      "GET dump: %d device(s), then NLMSG_DONE" % len(devs))
-check(all(DEV_INDEX in d and DEV_NAME in d and PORT_INDEX in d and
-          NODE_GUID in d for d in devs),
-      "every GET dump message has DEV_INDEX, DEV_NAME, PORT_INDEX, NODE_GUID")
+report(not timed_out and replies and replies[-1][0] == NLMSG_DONE and
+       error_of(replies) == 0 and len(devs) >= 1,
+       "GET dump: %d device(s), then NLMSG_DONE" % len(devs))
+report(all(DEV_INDEX in d and DEV_NAME in d and PORT_INDEX in d and
+           NODE_GUID in d for d in devs),
+       "every GET dump message has DEV_INDEX, DEV_NAME, PORT_INDEX, NODE_GUID")
 first = struct.unpack("=I", devs[0][DEV_INDEX])[0] if devs else 0
 
 s = sock()
 req = msg(nl_type(GET), F_REQUEST | F_ACK, u32(DEV_INDEX, first))
 replies, _ = exchange(req, s)
-check(len(replies) == 2 and replies[0][0] == nl_type(GET) and
-      replies[0][2] == seq and replies[0][3] == s.getsockname()[0] and
-      replies[1][0] == NLMSG_ERROR and error_of(replies) == 0,
-      "GET doit: one reply with our seq and port id, then the ACK")
+report(len(replies) == 2 and replies[0][0] == nl_type(GET) and
+       replies[0][2] == seq and replies[0][3] == s.getsockname()[0] and
+       replies[1][0] == NLMSG_ERROR and error_of(replies) == 0,
+       "GET doit: one reply with our seq and port id, then the ACK")
 s.close()
 
 replies, _ = exchange(msg(nl_type(GET), F_REQUEST, u32(DEV_INDEX, first)),
                       want_end=False)
-check(len(replies) == 1 and replies[0][0] == nl_type(GET),
-      "GET doit without NLM_F_ACK: the reply only")
+report(len(replies) == 1 and replies[0][0] == nl_type(GET),
+       "GET doit without NLM_F_ACK: the reply only")
 
 two = (msg(nl_type(GET), F_REQUEST | F_ACK, u32(DEV_INDEX, 0xffffffff)) +
        msg(nl_type(SYS_GET), F_REQUEST | F_ACK))
 replies, _ = exchange(two, want_end=False)
 kinds = [r[0] for r in replies]
-check(kinds == [NLMSG_ERROR, nl_type(SYS_GET), NLMSG_ERROR],
-      "two requests in one datagram: both answered", "got %r" % kinds)
+report(kinds == [NLMSG_ERROR, nl_type(SYS_GET), NLMSG_ERROR],
+       "two requests in one datagram: both answered", "got %r" % kinds)
 
 # --- malformed ----------------------------------------------------------------
 expect_ignored("8-byte datagram (shorter than a header) ignored",
@@ -277,7 +266,7 @@ expect_error("SYS_SET to exclusive netns mode: not supported",
              errno.EOPNOTSUPP)
 replies, _ = exchange(msg(nl_type(SYS_SET), F_REQUEST | F_ACK,
                           attr(NETNS_MODE, b"\1")))
-check(error_of(replies) == 0, "SYS_SET to shared netns mode: ACK 0")
+report(error_of(replies) == 0, "SYS_SET to shared netns mode: ACK 0")
 
 
 def qkey_mode():
@@ -291,17 +280,18 @@ def qkey_mode():
     return None
 
 
-check(qkey_mode() == 0, "SYS_GET: privileged Q_Key mode 0 (enforced)",
-      "got %r" % qkey_mode())
+report(qkey_mode() == 0, "SYS_GET: privileged Q_Key mode 0 (enforced)",
+       "got %r" % qkey_mode())
 expect_error("SYS_SET privileged Q_Key mode 2",
              msg(nl_type(SYS_SET), F_REQUEST,
                  attr(PRIVILEGED_QKEY_MODE, b"\2")), errno.EINVAL)
 for mode in (1, 0):
     replies, _ = exchange(msg(nl_type(SYS_SET), F_REQUEST | F_ACK,
                               attr(PRIVILEGED_QKEY_MODE, bytes([mode]))))
-    check(error_of(replies) == 0 and qkey_mode() == mode,
-          "SYS_SET privileged Q_Key mode %d: ACK 0, SYS_GET says %d" %
-          (mode, mode), "errno %r, mode %r" % (error_of(replies), qkey_mode()))
+    report(error_of(replies) == 0 and qkey_mode() == mode,
+           "SYS_SET privileged Q_Key mode %d: ACK 0, SYS_GET says %d" %
+           (mode, mode),
+           "errno %r, mode %r" % (error_of(replies), qkey_mode()))
 
 # --- without CAP_NET_ADMIN ----------------------------------------------------
 r, w = os.pipe()
@@ -325,10 +315,10 @@ if pid == 0:
 os.close(w)
 out = os.read(r, 100).decode()
 os.waitpid(pid, 0)
-check(out == "[%d, %d, 0]" % (-errno.EPERM, -errno.EPERM) and
-      qkey_mode() == 0,
-      "uid 65534: SYS_SET of either mode refused (EPERM), GET dump allowed",
-      "got " + out)
+report(out == "[%d, %d, 0]" % (-errno.EPERM, -errno.EPERM) and
+       qkey_mode() == 0,
+       "uid 65534: SYS_SET of either mode refused (EPERM), GET dump allowed",
+       "got " + out)
 
 # --- garbage -------------------------------------------------------------------
 rng = random.Random(20)
@@ -353,6 +343,6 @@ for i in range(400):
         bad += 1
         print("# no answer to op %d flags %#x body %s" %
               (op, flags, body.hex()))
-check(bad == 0, "400 random requests all answered")
+report(bad == 0, "400 random requests all answered")
 
-sys.exit(1 if failed else 0)
+sys.exit(exit_status())

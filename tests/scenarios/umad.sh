@@ -18,21 +18,15 @@
 # vm-run-options: --smp 2
 set -u
 . "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../vm/vmlx.sh"
 
 here=$(dirname "$0")
 ib=/sys/class/infiniband
 mad=/sys/class/infiniband_mad
 
-# run_py MODE: umad_check.py MODE, its ok/not ok lines as TAP lines
+# run_py MODE: umad_check.py MODE, its checks as TAP
 run_py() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap_pass "${line#ok }" ;;
-		"not ok "*) tap_fail "${line#not ok }" ;;
-		*) tap_diag "$line" ;;
-		esac
-	done < <(python3 "$here/umad_check.py" "$1" 2>&1)
+	tap_checker "umad_check.py $1 exits 0" python3 "$here/umad_check.py" "$1"
 }
 
 # guid SYSFS_GUID: 0x0123456789abcdef from 0123:4567:89ab:cdef
@@ -40,9 +34,7 @@ guid() {
 	echo "0x${1//:/}"
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
-tap_check "modprobe ib_umad" modprobe ib_umad
-[[ -d $mad ]] || tap_bail "no /sys/class/infiniband_mad"
+vmlx_start ib_umad
 
 tap_is "abi_version" "$(cat $mad/abi_version)" 5
 for n in 0 1; do

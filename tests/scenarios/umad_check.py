@@ -14,7 +14,8 @@ Usage: umad_check.py abi|issm|rmpp|remove
           loaded again with static_lids=1 afterwards)
   remove  rmmod vmlx with umad0 open, an agent registered and a request
           in flight; then the file fails with EIO/POLLERR
-The caller numbers the lines: every line is "ok"/"not ok" DESC.
+Prints "ok DESC" / "not ok DESC" (checker.py), which the scenario turns
+into TAP.
 """
 import ctypes
 import errno
@@ -27,24 +28,15 @@ import subprocess
 import sys
 import time
 
-REGISTER_AGENT = 0xC01C1B01
-UNREGISTER_AGENT = 0x40041B02
-ENABLE_PKEY = 0x00001B03
+from checker import (QP1_QKEY, UMAD_ENABLE_PKEY, UMAD_UNREGISTER_AGENT,
+                     exit_status, report, sysfs, umad_enable_pkey, umad_hdr,
+                     umad_register, wait_readable)
+
 REGISTER_AGENT2 = 0xC0281B04
 UMAD0 = "/dev/infiniband/umad0"
 UMAD1 = "/dev/infiniband/umad1"
 ISSM0 = "/dev/infiniband/issm0"
 CAP = "/sys/class/infiniband/vmlx0/ports/1/cap_mask"
-failed = 0
-
-
-def report(ok, desc, detail=""):
-    global failed
-    if not ok:
-        failed += 1
-    print("%s %s%s" % ("ok" if ok else "not ok", desc,
-                       "" if ok or not detail else "  # " + detail))
-    sys.stdout.flush()
 
 
 def expect_errno(desc, want, fn, *args, **kw):
@@ -58,16 +50,6 @@ def expect_errno(desc, want, fn, *args, **kw):
     return r
 
 
-def hdr(agent, length=0, timeout=0, retries=0, qpn=0, qkey=0, lid=0xffff,
-        v2=True, pkey=0):
-    h = struct.pack("<5I", agent, 0, timeout, retries, length)
-    h += struct.pack(">IIH", qpn, qkey, lid)
-    h += struct.pack("6B", 0, 0, 0, 0, 0, 0) + bytes(16) + struct.pack(">I", 0)
-    if v2:
-        h += struct.pack("<H6x", pkey)
-    return h
-
-
 def smp(tid, attr=0x11, method=0x01, hop_cnt=0, base=1, cls=0x81):
     m = struct.pack(">BBBBHBBQHHI", base, cls, 1, method, 0, 0, hop_cnt,
                     tid, attr, 0, 0)
@@ -75,16 +57,6 @@ def smp(tid, attr=0x11, method=0x01, hop_cnt=0, base=1, cls=0x81):
     m += bytes(64) + bytes(64) + bytes(64)
     assert len(m) == 256
     return m
-
-
-def reg(fd, qpn, cls, ver=1, methods=(), rmpp=0, oui=b"\0\0\0"):
-    mask = 0
-    for m in methods:
-        mask |= 1 << m
-    req = struct.pack("<I16sBBB3sBx", 0, mask.to_bytes(16, "little"), qpn,
-                      cls, ver, oui, rmpp)
-    out = fcntl.ioctl(fd, REGISTER_AGENT, req)
-    return struct.unpack_from("<I", out)[0]
 
 
 def reg2(fd, qpn, cls, ver=1, flags=0, methods=(), oui=0, rmpp=0):
@@ -117,27 +89,29 @@ def test_abi():
     expect_errno("read shorter than the header: EINVAL", errno.EINVAL,
                  os.read, fd, 20)
     expect_errno("write shorter than header + 36: EINVAL", errno.EINVAL,
-                 os.write, fd, hdr(0, v2=False) + bytes(10))
+                 os.write, fd, umad_hdr(0, v2=False) + bytes(10))
     expect_errno("write with agent id 40: EINVAL", errno.EINVAL, os.write,
-                 fd, hdr(40, v2=False) + smp(1))
+                 fd, umad_hdr(40, v2=False) + smp(1))
     expect_errno("write with unregistered agent id 3: EIO", errno.EIO,
-                 os.write, fd, hdr(3, v2=False) + smp(1))
+                 os.write, fd, umad_hdr(3, v2=False) + smp(1))
     expect_errno("UNREGISTER_AGENT of a free id: EINVAL", errno.EINVAL,
-                 fcntl.ioctl, fd, UNREGISTER_AGENT, struct.pack("<I", 5))
+                 fcntl.ioctl, fd, UMAD_UNREGISTER_AGENT,
+                 struct.pack("<I", 5))
     expect_errno("UNREGISTER_AGENT id 1000: EINVAL", errno.EINVAL,
-                 fcntl.ioctl, fd, UNREGISTER_AGENT, struct.pack("<I", 1000))
-    expect_errno("REGISTER_AGENT qpn 2: EINVAL", errno.EINVAL, reg, fd, 2,
-                 0x81)
+                 fcntl.ioctl, fd, UMAD_UNREGISTER_AGENT,
+                 struct.pack("<I", 1000))
+    expect_errno("REGISTER_AGENT qpn 2: EINVAL", errno.EINVAL, umad_register,
+                 fd, 2, 0x81)
     expect_errno("REGISTER_AGENT class 0x81 on QP1: EINVAL", errno.EINVAL,
-                 reg, fd, 1, 0x81)
+                 umad_register, fd, 1, 0x81)
     expect_errno("REGISTER_AGENT class 0x04 on QP0: EINVAL", errno.EINVAL,
-                 reg, fd, 0, 0x04)
-    expect_errno("REGISTER_AGENT class 0x60: EINVAL", errno.EINVAL, reg, fd,
-                 1, 0x60)
+                 umad_register, fd, 0, 0x04)
+    expect_errno("REGISTER_AGENT class 0x60: EINVAL", errno.EINVAL,
+                 umad_register, fd, 1, 0x60)
     expect_errno("REGISTER_AGENT rmpp 1 on a non-RMPP class: EINVAL",
-                 errno.EINVAL, reg, fd, 1, 0x04, rmpp=1)
+                 errno.EINVAL, umad_register, fd, 1, 0x04, rmpp=1)
     expect_errno("REGISTER_AGENT vendor class without OUI: EINVAL",
-                 errno.EINVAL, reg, fd, 1, 0x30, methods=(1,))
+                 errno.EINVAL, umad_register, fd, 1, 0x30, methods=(1,))
     expect_errno("REGISTER_AGENT2 unknown flag: EINVAL", errno.EINVAL, reg2,
                  fd, 1, 0x04, flags=0x80)
     report(struct.unpack_from("<I", reg2.last, 12)[0] == 1,
@@ -147,44 +121,45 @@ def test_abi():
     expect_errno("unknown ioctl: ENOTTY", errno.ENOTTY, fcntl.ioctl, fd,
                  0xC0081B09, bytes(8))
     try:
-        fcntl.ioctl(fd, ENABLE_PKEY)
+        umad_enable_pkey(fd)
         report(True, "ENABLE_PKEY on a fresh file")
     except OSError as e:
         report(False, "ENABLE_PKEY on a fresh file", str(e))
-    a = reg(fd, 0, 0x81, methods=())
+    a = umad_register(fd, 0, 0x81, methods=())
     report(a == 0, "REGISTER_AGENT class 0x81 on QP0: id 0", "id %d" % a)
     expect_errno("ENABLE_PKEY after a registration: EINVAL", errno.EINVAL,
-                 fcntl.ioctl, fd, ENABLE_PKEY)
-    pma = reg(fd, 1, 0x04, methods=())
+                 fcntl.ioctl, fd, UMAD_ENABLE_PKEY)
+    pma = umad_register(fd, 1, 0x04, methods=())
     report(pma == 1, "REGISTER_AGENT class 0x04 on QP1: id 1", "id %d" % pma)
-    sa = reg(fd, 1, 0x03, ver=2, rmpp=1)
+    sa = umad_register(fd, 1, 0x03, class_version=2, rmpp=1)
     report(sa == 2, "REGISTER_AGENT SA class with rmpp_version 1: id 2",
            "id %d" % sa)
-    trap = reg(fd, 0, 0x01, methods=(0x05,))
+    trap = umad_register(fd, 0, 0x01, methods=(0x05,))
     fd2 = os.open(UMAD0, os.O_RDWR | os.O_NONBLOCK)
     expect_errno("second file claiming the same method: EINVAL",
-                 errno.EINVAL, reg, fd2, 0, 0x01, 1, (0x05,))
-    ids = [reg(fd2, 1, 0x00) for _ in range(32)]
+                 errno.EINVAL, umad_register, fd2, 0, 0x01, 1, (0x05,))
+    ids = [umad_register(fd2, 1, 0x00) for _ in range(32)]
     report(ids == list(range(32)), "32 agents on one file get ids 0..31")
-    expect_errno("the 33rd agent: ENOMEM", errno.ENOMEM, reg, fd2, 1, 0x00)
-    fcntl.ioctl(fd2, UNREGISTER_AGENT, struct.pack("<I", 7))
-    report(reg(fd2, 1, 0x00) == 7, "an unregistered id is reused")
+    expect_errno("the 33rd agent: ENOMEM", errno.ENOMEM, umad_register, fd2,
+                 1, 0x00)
+    fcntl.ioctl(fd2, UMAD_UNREGISTER_AGENT, struct.pack("<I", 7))
+    report(umad_register(fd2, 1, 0x00) == 7, "an unregistered id is reused")
     os.close(fd2)
-    fcntl.ioctl(fd, UNREGISTER_AGENT, struct.pack("<I", trap))
+    fcntl.ioctl(fd, UMAD_UNREGISTER_AGENT, struct.pack("<I", trap))
 
     expect_errno("DR SMP with hop count 64: EINVAL", errno.EINVAL, os.write,
-                 fd, hdr(a, timeout=100) + smp(0x10, hop_cnt=64))
+                 fd, umad_hdr(a, timeout=100) + smp(0x10, hop_cnt=64))
     expect_errno("MAD with base version 2: EINVAL", errno.EINVAL, os.write,
-                 fd, hdr(a, timeout=100) + smp(0x11, base=2))
+                 fd, umad_hdr(a, timeout=100) + smp(0x11, base=2))
     expect_errno("MAD longer than 256 bytes: EINVAL", errno.EINVAL,
-                 os.write, fd, hdr(a) + smp(0x12) + bytes(100))
+                 os.write, fd, umad_hdr(a) + smp(0x12) + bytes(100))
     expect_errno("timeout 0xffffffff ms: EINVAL", errno.EINVAL, os.write, fd,
-                 hdr(a, timeout=0xffffffff) + smp(0x13))
+                 umad_hdr(a, timeout=0xffffffff) + smp(0x13))
     expect_errno("retries 0xffffffff: EINVAL", errno.EINVAL, os.write, fd,
-                 hdr(a, timeout=100, retries=0xffffffff) + smp(0x14))
+                 umad_hdr(a, timeout=100, retries=0xffffffff) + smp(0x14))
 
     # DR SubnGet(NodeInfo) to ourselves, answered by vmlx0's SMA
-    n = os.write(fd, hdr(a, timeout=1000) + smp(0x1234))
+    n = os.write(fd, umad_hdr(a, timeout=1000) + smp(0x1234))
     report(n == 64 + 256, "write of a DR SubnGet(NodeInfo) returns its length")
     r = wait_read(fd, 64 + 256)
     ok = r is not None and len(r) == 64 + 256
@@ -205,7 +180,7 @@ def test_abi():
         report(r[64 + 64 + 2] == 1, "NodeInfo says NodeType CA")
 
     # a short read keeps the MAD queued
-    os.write(fd, hdr(a, timeout=1000) + smp(0x1235))
+    os.write(fd, umad_hdr(a, timeout=1000) + smp(0x1235))
     p = select.poll()
     p.register(fd, select.POLLIN)
     p.poll(5000)
@@ -216,9 +191,9 @@ def test_abi():
 
     # duplicates and the timeout echo (LID-routed SMP to nowhere)
     m = smp(0x777, cls=0x01)
-    os.write(fd, hdr(a, timeout=200, retries=1, lid=0x55) + m)
+    os.write(fd, umad_hdr(a, timeout=200, retries=1, lid=0x55) + m)
     expect_errno("second request with the same TID: EINVAL", errno.EINVAL,
-                 os.write, fd, hdr(a, timeout=200, lid=0x55) + m)
+                 os.write, fd, umad_hdr(a, timeout=200, lid=0x55) + m)
     t0 = time.time()
     r = wait_read(fd, 1024, 10)
     took = time.time() - t0
@@ -237,8 +212,8 @@ def test_abi():
 
     # PMA ClassPortInfo by LID on QP1 (answered by vmlx0's PMA)
     g = struct.pack(">BBBBHHQHHI", 1, 4, 1, 1, 0, 0, 0x4321, 1, 0, 0)
-    os.write(fd, hdr(pma, timeout=1000, qpn=1, qkey=0x80010000, lid=1) + g +
-             bytes(232))
+    os.write(fd, umad_hdr(pma, timeout=1000, qpn=1, qkey=0x80010000, lid=1) +
+             g + bytes(232))
     r = wait_read(fd, 1024)
     ok = r is not None and len(r) == 320
     report(ok, "PMA ClassPortInfo over QP1 answered")
@@ -247,7 +222,7 @@ def test_abi():
                "GetResp from QP1", "method %#x" % r[64 + 3])
     # a multi-segment kernel-RMPP send is accepted (nobody ACKs it here:
     # it is still in flight when the file is closed; see "rmpp" for more)
-    m = hdr(sa, qpn=1, qkey=0x80010000, lid=1) + \
+    m = umad_hdr(sa, qpn=1, qkey=0x80010000, lid=1) + \
         struct.pack(">BBBBHHQHHI", 1, 3, 2, 0x81, 0, 0, 0x15, 0x11, 0, 0) + \
         bytes([1, 1, 1, 0]) + bytes(8) + bytes(20 + 600)
     try:
@@ -263,8 +238,8 @@ def test_abi():
 
     # legacy 56-byte header without ENABLE_PKEY
     fd = os.open(UMAD0, os.O_RDWR | os.O_NONBLOCK)
-    a = reg(fd, 0, 0x81)
-    os.write(fd, hdr(a, timeout=1000, v2=False) + smp(0x99))
+    a = umad_register(fd, 0, 0x81)
+    os.write(fd, umad_hdr(a, timeout=1000, v2=False) + smp(0x99))
     r = wait_read(fd, 1024)
     ok = r is not None and len(r) == 56 + 256
     report(ok, "legacy header: the response is 56 + 256 bytes",
@@ -273,7 +248,7 @@ def test_abi():
         report(struct.unpack_from("<I", r, 16)[0] == 312 and
                r[56 + 3] == 0x81, "legacy header: length 312, GetResp")
     # close with a request in flight
-    os.write(fd, hdr(a, timeout=60000, lid=0x56, v2=False) +
+    os.write(fd, umad_hdr(a, timeout=60000, lid=0x56, v2=False) +
              smp(0x98, cls=0x01))
     t0 = time.time()
     os.close(fd)
@@ -311,10 +286,10 @@ def test_issm():
 
 def test_remove():
     fd = os.open(UMAD0, os.O_RDWR | os.O_NONBLOCK)
-    fcntl.ioctl(fd, ENABLE_PKEY)
-    a = reg(fd, 0, 0x81)
-    reg(fd, 1, 0x04, methods=(1,))
-    os.write(fd, hdr(a, timeout=60000, lid=0x57) + smp(0x42, cls=0x01))
+    umad_enable_pkey(fd)
+    a = umad_register(fd, 0, 0x81)
+    umad_register(fd, 1, 0x04, methods=(1,))
+    os.write(fd, umad_hdr(a, timeout=60000, lid=0x57) + smp(0x42, cls=0x01))
     sm = os.open(ISSM0, os.O_RDWR)
     t0 = time.time()
     rc = subprocess.run(["rmmod", "vmlx"]).returncode
@@ -328,9 +303,9 @@ def test_remove():
            "%r" % ev)
     expect_errno("read after removal: EIO", errno.EIO, os.read, fd, 1024)
     expect_errno("write after removal: EIO", errno.EIO, os.write, fd,
-                 hdr(a) + smp(1))
-    expect_errno("REGISTER_AGENT after removal: EPIPE", errno.EPIPE, reg, fd,
-                 0, 0x81)
+                 umad_hdr(a) + smp(1))
+    expect_errno("REGISTER_AGENT after removal: EPIPE", errno.EPIPE,
+                 umad_register, fd, 0, 0x81)
     os.close(fd)
     os.close(sm)
     report(not os.path.exists(UMAD0), "umad0 is gone")
@@ -338,7 +313,6 @@ def test_remove():
 
 # --- kernel RMPP ------------------------------------------------------------
 
-QP1_QKEY = 0x80010000
 SA = 0x03
 GET_TABLE, GET_TABLE_RESP = 0x12, 0x92
 GET_MULTI, GET_MULTI_RESP = 0x14, 0x94
@@ -381,12 +355,6 @@ def raw_read(fd, size):
     return r, buf.raw[:r]
 
 
-def wait_readable(fd, secs=5.0):
-    p = select.poll()
-    p.register(fd, select.POLLIN)
-    return bool(p.poll(int(secs * 1000)))
-
-
 def drain(fd, secs=0.3):
     """Every packet queued on fd within secs of quiet."""
     out = []
@@ -400,13 +368,13 @@ def drain(fd, secs=0.3):
 
 def open_umad(path):
     fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
-    fcntl.ioctl(fd, ENABLE_PKEY)
+    umad_enable_pkey(fd)
     return fd
 
 
 def sa_write(fd, agent, lid, mad, timeout=0, retries=0):
-    return os.write(fd, hdr(agent, timeout=timeout, retries=retries, qpn=1,
-                            qkey=QP1_QKEY, lid=lid) + mad)
+    return os.write(fd, umad_hdr(agent, timeout=timeout, retries=retries,
+                                 qpn=1, qkey=QP1_QKEY, lid=lid) + mad)
 
 
 def read_message(fd, want_len, desc, secs=10.0):
@@ -455,8 +423,8 @@ def rmpp_transfer(cfd, cid, sfd, sid, size, tid):
     data = pattern(size, size)
     resp = sa_mad(GET_TABLE_RESP, rtid, data, ver=1, rtype=R_DATA,
                   flags=F_ACTIVE, pad=False)
-    n = os.write(sfd, hdr(sid, retries=3, qpn=sqp, qkey=QP1_QKEY, lid=slid) +
-                 resp)
+    n = os.write(sfd, umad_hdr(sid, retries=3, qpn=sqp, qkey=QP1_QKEY,
+                               lid=slid) + resp)
     ok = n == 64 + 56 + size
     mad = read_message(cfd, 56 + size, desc)
     if mad is None:
@@ -476,14 +444,15 @@ def rmpp_transfer(cfd, cid, sfd, sid, size, tid):
 
 def test_rmpp():
     sfd = open_umad(UMAD1)
-    sid = reg(sfd, 1, SA, ver=2, methods=(GET_TABLE, GET_MULTI), rmpp=1)
+    sid = umad_register(sfd, 1, SA, class_version=2,
+                        methods=(GET_TABLE, GET_MULTI), rmpp=1)
     cfd = open_umad(UMAD0)
-    cid = reg(cfd, 1, SA, ver=2, rmpp=1)
+    cid = umad_register(cfd, 1, SA, class_version=2, rmpp=1)
     report(True, "server on umad1 (GetTable, GetMulti), client on umad0")
 
     # a message that never ends, for the reassembly timeout (checked later)
     vfd = open_umad(UMAD0)
-    reg(vfd, 1, SA, ver=2, methods=(GET_MULTI,), rmpp=1)
+    umad_register(vfd, 1, SA, class_version=2, methods=(GET_MULTI,), rmpp=1)
     tfd = open_umad(UMAD1)
     tid2 = reg2(tfd, 1, SA, ver=2, flags=1, rmpp=1)
     sa_write(tfd, tid2, 1, sa_mad(GET_MULTI, 0x77, pattern(200, 0), ver=1,
@@ -529,7 +498,7 @@ def test_rmpp():
     wait_readable(sfd, 5)
     r, req = raw_read(sfd, 64 + 256)
     rtid = struct.unpack_from(">Q", req, 64 + 8)[0]
-    os.write(sfd, hdr(sid, qpn=1, qkey=QP1_QKEY, lid=1, retries=3) +
+    os.write(sfd, umad_hdr(sid, qpn=1, qkey=QP1_QKEY, lid=1, retries=3) +
              sa_mad(GET_TABLE_RESP, rtid, pattern(60000, 1), ver=1,
                     rtype=R_DATA, flags=F_ACTIVE, pad=False))
     t0 = time.time()
@@ -547,7 +516,8 @@ def test_rmpp():
 
     # a new server works
     sfd = open_umad(UMAD1)
-    sid = reg(sfd, 1, SA, ver=2, methods=(GET_TABLE,), rmpp=1)
+    sid = umad_register(sfd, 1, SA, class_version=2, methods=(GET_TABLE,),
+                        rmpp=1)
     report(rmpp_transfer(cfd, cid, sfd, sid, 20000, 0x902),
            "a new server on umad1 works")
 
@@ -565,7 +535,7 @@ def test_rmpp():
     wait_readable(sfd, 5)
     r, req = raw_read(sfd, 64 + 256)
     rtid = struct.unpack_from(">Q", req, 64 + 8)[0]
-    os.write(sfd, hdr(sid, qpn=1, qkey=QP1_QKEY, lid=1, retries=3) +
+    os.write(sfd, umad_hdr(sid, qpn=1, qkey=QP1_QKEY, lid=1, retries=3) +
              sa_mad(GET_TABLE_RESP, rtid, pattern(60000, 1), ver=1,
                     rtype=R_DATA, flags=F_ACTIVE, pad=False))
     t0 = time.time()
@@ -583,9 +553,10 @@ def test_rmpp():
            "modprobe vmlx static_lids=1 again: umad0 and umad1 are back")
     time.sleep(1)
     sfd = open_umad(UMAD1)
-    sid = reg(sfd, 1, SA, ver=2, methods=(GET_TABLE,), rmpp=1)
+    sid = umad_register(sfd, 1, SA, class_version=2, methods=(GET_TABLE,),
+                        rmpp=1)
     cfd = open_umad(UMAD0)
-    cid = reg(cfd, 1, SA, ver=2, rmpp=1)
+    cid = umad_register(cfd, 1, SA, class_version=2, rmpp=1)
     report(rmpp_transfer(cfd, cid, sfd, sid, 4000, 0x904),
            "RMPP works after the reload")
     os.close(sfd)
@@ -593,9 +564,9 @@ def test_rmpp():
     rmpp_opensm()
 
 
-def sysfs(path):
-    with open("/sys/class/infiniband/" + path) as f:
-        return f.read().strip()
+def ib_sysfs(path):
+    """A file of /sys/class/infiniband."""
+    return sysfs("/sys/class/infiniband/" + path)
 
 
 def rmpp_opensm():
@@ -605,9 +576,9 @@ def rmpp_opensm():
     if not shutil.which("opensm") or not shutil.which("saquery"):
         report(True, "opensm/saquery # SKIP not installed")
         return
-    gids = sysfs("vmlx0/ports/1/gids/0").split(":")
+    gids = ib_sysfs("vmlx0/ports/1/gids/0").split(":")
     pg = "0x" + "".join(gids[4:8])
-    guids = ["0x" + sysfs("vmlx%d/node_guid" % n).replace(":", "")
+    guids = ["0x" + ib_sysfs("vmlx%d/node_guid" % n).replace(":", "")
              for n in (0, 1)]
     sm = subprocess.Popen(["opensm", "-g", pg, "-f", "/tmp/opensm-rmpp.log"],
                           stdout=subprocess.DEVNULL,
@@ -859,4 +830,4 @@ def rmpp_bad_input(cfd, cid, sfd, sid):
 
 {"abi": test_abi, "issm": test_issm, "rmpp": test_rmpp,
  "remove": test_remove}[sys.argv[1]]()
-sys.exit(1 if failed else 0)
+sys.exit(exit_status())

@@ -16,7 +16,7 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
-. "$here/../vm/user.sh"
+. "$here/../vm/vmlx.sh"
 
 ib=/sys/class/infiniband
 uv=/sys/class/infiniband_verbs
@@ -31,9 +31,7 @@ guid_of() {	# guid_of IBDEV: the node GUID as ibv_devices prints it
 	tr -d ':\n' <"$ib/$1/node_guid"
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
-tap_check "modprobe ib_uverbs" modprobe ib_uverbs
-res_before=$(rdma res show 2>&1)
+vmlx_start ib_uverbs
 tap_is "ib_uverbs is ours, from updates/" \
 	"$(modinfo -n ib_uverbs | grep -c "/updates/")" 1
 
@@ -78,19 +76,16 @@ done
 tap_check "ibv_devinfo -v" ibv_devinfo -v
 
 # --- raw commands -------------------------------------------------------
-run_py() {	# run_py DESC SCRIPT ARGS...: SCRIPT ARGS, its checks as TAP
-	local desc=$1
-	shift
-	pass_fail_run "$desc" "$py" "$@"
-}
-
-run_py "raw commands on uverbs0" "$cmdpy" abi /dev/infiniband/uverbs0 vmlx0 1
-run_py "raw commands on uverbs1" "$cmdpy" abi /dev/infiniband/uverbs1 vmlx1 2
-run_py "open/close cycles" "$cmdpy" cycles /dev/infiniband/uverbs0 1000
-run_py "randomised commands" "$here/uverbs_fuzz.py" /dev/infiniband/uverbs0 \
-	"${2:-20000}" "${1:-20261121}"
+tap_checker "raw commands on uverbs0" \
+	"$py" "$cmdpy" abi /dev/infiniband/uverbs0 vmlx0 1
+tap_checker "raw commands on uverbs1" \
+	"$py" "$cmdpy" abi /dev/infiniband/uverbs1 vmlx1 2
+tap_checker "open/close cycles" \
+	"$py" "$cmdpy" cycles /dev/infiniband/uverbs0 1000
+tap_checker "randomised commands" "$py" "$here/uverbs_fuzz.py" \
+	/dev/infiniband/uverbs0 "${2:-20000}" "${1:-20261121}"
 tap_is "rdma res after the raw commands: as before" "$(rdma res show 2>&1)" \
-	"$res_before"
+	"$VMLX_RES_BASELINE"
 tap_is "rdma res: no user object left" \
 	"$(for res in pd cq qp mr; do rdma res show "$res" 2>&1; done |
 	   grep -v 'comm \[')" ""
@@ -112,7 +107,7 @@ tap_ok "$([[ ! -e /dev/infiniband/uverbs0 ]]; echo $?)" \
 touch "$run/go"
 wait "$holder"
 rc=$?
-pass_fail_tap <"$run/out"
+tap_results <"$run/out"
 tap_ok "$rc" "holder got errors and exited cleanly"
 rm -rf "$run"
 

@@ -16,7 +16,7 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
-. "$here/../vm/user.sh"
+. "$here/../vm/vmlx.sh"
 
 prog=$(cd "$here/../user" && pwd)/rdma-verify
 
@@ -25,8 +25,7 @@ user_res() {
 	rdma res show "$1" 2>&1 | grep -c ' pid '
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
-tap_check "modprobe ib_uverbs" modprobe ib_uverbs
+vmlx_start ib_uverbs
 
 slab_before=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)
 if [[ ! -x $prog ]]; then
@@ -34,7 +33,7 @@ if [[ ! -x $prog ]]; then
 		"$prog is missing: run 'make -C tests/user' on the host"
 else
 	for mtu in 256 4096; do
-		pass_fail_run "rdma-verify -m $mtu exits 0" \
+		tap_checker "rdma-verify -m $mtu exits 0" \
 			timeout 120 "$prog" -m "$mtu" -s 1
 	done
 fi

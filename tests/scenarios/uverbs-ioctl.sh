@@ -19,6 +19,7 @@ set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
 . "$here/../vm/user.sh"
+. "$here/../vm/vmlx.sh"
 
 py=/usr/bin/python3
 iopy=$here/uverbs_ioctl.py
@@ -31,14 +32,10 @@ host=$(loopback_host)
 run_py() {	# run_py DESC ARGS...: uverbs_ioctl.py ARGS, its checks as TAP
 	local desc=$1
 	shift
-	pass_fail_run "$desc" timeout 600 "$py" "$iopy" "$@"
+	tap_checker "$desc" timeout 600 "$py" "$iopy" "$@"
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
-tap_check "modprobe ib_uverbs" modprobe ib_uverbs
-if ! ibv_devices 2>/dev/null | grep -q vmlx0; then
-	tap_bail "libibverbs does not see vmlx0"
-fi
+vmlx_start ib_uverbs
 
 # --- raw ioctls ---------------------------------------------------------
 run_py "raw ioctls on uverbs0" abi /dev/infiniband/uverbs0 vmlx0

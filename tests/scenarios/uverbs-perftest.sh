@@ -13,6 +13,7 @@
 set -u
 . "$(dirname "$0")/../vm/tap.sh"
 . "$(dirname "$0")/../vm/user.sh"
+. "$(dirname "$0")/../vm/vmlx.sh"
 
 run=$(mktemp -d)
 trap 'rm -rf "$run"' EXIT
@@ -84,8 +85,7 @@ perftest_report() {
 	fi
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
-tap_check "modprobe ib_uverbs" modprobe ib_uverbs
+vmlx_start ib_uverbs
 
 # bandwidth tests: column 4 is BW average [MB/sec]
 for prog in ib_write_bw ib_read_bw ib_send_bw; do

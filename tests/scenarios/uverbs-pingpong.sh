@@ -14,6 +14,7 @@ set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
 . "$here/../vm/user.sh"
+. "$here/../vm/vmlx.sh"
 
 run=$(mktemp -d)
 trap 'rm -rf "$run"' EXIT
@@ -35,13 +36,7 @@ pingpong() {
 		"bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec"
 }
 
-tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1
-tap_check "modprobe ib_uverbs" modprobe ib_uverbs
-if ! ibv_devices 2>/dev/null | grep -q vmlx0; then
-	tap_bail "libibverbs does not see vmlx0"
-fi
-before=$(rdma res show 2>&1)
-tap_diag "rdma res before: $before"
+vmlx_start ib_uverbs
 
 pingpong "ibv_rc_pingpong" ibv_rc_pingpong -n 100
 pingpong "ibv_rc_pingpong -e" ibv_rc_pingpong -n 100 -e
@@ -53,7 +48,7 @@ pingpong "ibv_uc_pingpong -e" ibv_uc_pingpong -n 100 -e
 pingpong "ibv_srq_pingpong" ibv_srq_pingpong -n 100
 pingpong "ibv_srq_pingpong -e" ibv_srq_pingpong -n 100 -e
 tap_is "rdma res after the runs: as before" "$(rdma res show 2>&1)" \
-	"$before"
+	"$VMLX_RES_BASELINE"
 
 # --- a long run, inspected, then killed ---------------------------------
 port=$((port + 1))
@@ -77,7 +72,7 @@ tap_check_fails "rmmod vmlx refused while rings are mapped" rmmod vmlx
 kill -KILL "$cpid" "$spid" 2>/dev/null
 wait "$cpid" "$spid" 2>/dev/null
 tap_is "rdma res after SIGKILL mid-run: as before" "$(rdma res show 2>&1)" \
-	"$before"
+	"$VMLX_RES_BASELINE"
 
 tap_check "rmmod vmlx" rmmod vmlx
 tap_check "rmmod ib_uverbs" rmmod ib_uverbs

@@ -5,14 +5,14 @@
 # uverbs-devinfo scenario: the values of GET_CONTEXT, QUERY_DEVICE,
 # EX QUERY_DEVICE, QUERY_PORT and ALLOC_PD, and the errno of every kind of
 # bad input, also for the Stage B commands (MRs, completion channels, CQs,
-# QPs, AHs, SRQs, doorbells, mmap).  Prints one line per check, "PASS <what>" or
-# "FAIL <what>: <detail>", which the scenario turns into TAP.
+# QPs, AHs, SRQs, doorbells, mmap).  Prints one line per check, "ok <what>"
+# or "not ok <what>" (checker.py), which the scenario turns into TAP.  The
+# command helpers below serve the other uverbs checkers too.
 #
 #   uverbs_cmd.py abi DEV IBDEV LID   values and bad input
 #   uverbs_cmd.py cycles DEV N        N open/GET_CONTEXT/ALLOC_PD/close cycles
 #   uverbs_cmd.py hold DEV READY GO   open, make objects, touch READY, wait for
 #                                     GO, then expect EIO everywhere
-import ctypes
 import errno
 import fcntl
 import mmap
@@ -21,6 +21,10 @@ import struct
 import sys
 import time
 
+from checker import (RDMA_VERBS_IOCTL, UVERBS_EXTENDED, Buf, errno_name,
+                     exit_status, expect, report, sysfs, uverbs_ex_hdr,
+                     uverbs_hdr, uverbs_write)
+
 GET_CONTEXT, QUERY_DEVICE, QUERY_PORT, ALLOC_PD, DEALLOC_PD = 0, 1, 2, 3, 4
 ALLOC_MW = 14
 CREATE_AH, DESTROY_AH, REG_MR, DEREG_MR = 5, 8, 9, 13
@@ -28,71 +32,12 @@ CREATE_COMP_CHANNEL, CREATE_CQ, DESTROY_CQ, REQ_NOTIFY_CQ = 17, 18, 20, 23
 CREATE_QP, QUERY_QP, MODIFY_QP, DESTROY_QP, POST_SEND = 24, 25, 26, 27, 28
 CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ = 32, 33, 34, 35
 ACCESS_LOCAL_WRITE, ACCESS_REMOTE_WRITE, ACCESS_ON_DEMAND = 1, 2, 0x40
-EXTENDED = 0x80000000
-RDMA_VERBS_IOCTL = 0xC0181B01
-
-failed = 0
-
-
-def report(ok, what, detail=""):
-    global failed
-    if ok:
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (what, detail))
-    sys.stdout.flush()
-
-
-class Buf:
-    """A user buffer the kernel writes responses to."""
-
-    def __init__(self, size, fill=0):
-        self.size = size
-        self.mem = ctypes.create_string_buffer(bytes([fill]) * size, size)
-
-    @property
-    def addr(self):
-        return ctypes.addressof(self.mem)
-
-    def raw(self):
-        return self.mem.raw
-
-
-def hdr(cmd, in_words, out_words):
-    return struct.pack("<IHH", cmd, in_words, out_words)
-
-
-def ex_hdr(resp, prov_in=0, prov_out=0, reserved=0):
-    return struct.pack("<QHHI", resp, prov_in, prov_out, reserved)
-
-
-def write(fd, data):
-    """Return the errno of the write, or 0; a short count is a failure."""
-    try:
-        n = os.write(fd, data)
-    except OSError as e:
-        return e.errno
-    if n != len(data):
-        return -n
-    return 0
-
-
-def name(e):
-    if e == 0:
-        return "success"
-    if e < 0:
-        return "short count %d" % -e
-    return errno.errorcode.get(e, str(e))
-
-
-def expect(what, got, want):
-    report(got == want, what, "got %s, expected %s" % (name(got), name(want)))
 
 
 def get_context(fd, resp=None):
     resp = resp or Buf(8)
-    e = write(fd, hdr(GET_CONTEXT, 4, 2) + struct.pack("<Q", resp.addr))
+    e = uverbs_write(fd, uverbs_hdr(GET_CONTEXT, 4, 2) +
+                     struct.pack("<Q", resp.addr))
     if e:
         return e, None, None
     async_fd, vectors = struct.unpack("<II", resp.raw()[:8])
@@ -102,25 +47,26 @@ def get_context(fd, resp=None):
 def alloc_pd(fd, resp_addr=None):
     resp = Buf(4, 0xff)
     addr = resp.addr if resp_addr is None else resp_addr
-    e = write(fd, hdr(ALLOC_PD, 4, 1) + struct.pack("<Q", addr))
+    e = uverbs_write(fd, uverbs_hdr(ALLOC_PD, 4, 1) + struct.pack("<Q", addr))
     return e, struct.unpack("<I", resp.raw())[0]
 
 
 def dealloc_pd(fd, handle):
-    return write(fd, hdr(DEALLOC_PD, 3, 0) + struct.pack("<I", handle))
+    return uverbs_write(fd, uverbs_hdr(DEALLOC_PD, 3, 0) +
+                        struct.pack("<I", handle))
 
 
 def query_port(fd, port, resp=None):
     resp = resp or Buf(40)
-    e = write(fd, hdr(QUERY_PORT, 6, 10) +
-              struct.pack("<QB7x", resp.addr, port))
+    e = uverbs_write(fd, uverbs_hdr(QUERY_PORT, 6, 10) +
+                     struct.pack("<QB7x", resp.addr, port))
     return e, resp.raw()
 
 
 def query_device(fd, out_words=44, resp=None):
     resp = resp or Buf(out_words * 4)
-    e = write(fd, hdr(QUERY_DEVICE, 4, out_words) +
-              struct.pack("<Q", resp.addr))
+    e = uverbs_write(fd, uverbs_hdr(QUERY_DEVICE, 4, out_words) +
+                     struct.pack("<Q", resp.addr))
     return e, resp.raw()
 
 
@@ -128,107 +74,112 @@ def ex_query_device(fd, out_words=38, resp_addr=None, prov_in=0,
                     reserved=0, comp_mask=0, cmd_reserved=0):
     resp = Buf(max(out_words * 8, 8))
     addr = resp.addr if resp_addr is None else resp_addr
-    data = (hdr(QUERY_DEVICE | EXTENDED, 1, out_words) +
-            ex_hdr(addr, prov_in, 0, reserved) +
+    data = (uverbs_hdr(QUERY_DEVICE | UVERBS_EXTENDED, 1, out_words) +
+            uverbs_ex_hdr(addr, prov_in, 0, reserved) +
             struct.pack("<II", comp_mask, cmd_reserved) + bytes(8 * prov_in))
-    return write(fd, data), resp.raw()
+    return uverbs_write(fd, data), resp.raw()
 
 
 def create_comp_channel(fd, resp_addr=None):
     resp = Buf(4, 0xff)
     addr = resp.addr if resp_addr is None else resp_addr
-    e = write(fd, hdr(CREATE_COMP_CHANNEL, 4, 1) + struct.pack("<Q", addr))
+    e = uverbs_write(fd, uverbs_hdr(CREATE_COMP_CHANNEL, 4, 1) +
+                     struct.pack("<Q", addr))
     return e, struct.unpack("<I", resp.raw())[0]
 
 
 def create_cq(fd, cqe=16, vector=0, channel=-1, user_handle=0x1234):
     """CREATE_CQ with room for the rxe driver response (16 bytes)."""
     resp = Buf(24)
-    e = write(fd, hdr(CREATE_CQ, 10, 6) +
-              struct.pack("<QQIIiI", resp.addr, user_handle, cqe, vector,
-                          channel, 0))
+    e = uverbs_write(fd, uverbs_hdr(CREATE_CQ, 10, 6) +
+                     struct.pack("<QQIIiI", resp.addr, user_handle, cqe,
+                                 vector, channel, 0))
     return e, struct.unpack_from("<I", resp.raw())[0]
 
 
 def destroy_cq(fd, handle):
     resp = Buf(8, 0xff)
-    e = write(fd, hdr(DESTROY_CQ, 6, 2) +
-              struct.pack("<QII", resp.addr, handle, 0))
+    e = uverbs_write(fd, uverbs_hdr(DESTROY_CQ, 6, 2) +
+                     struct.pack("<QII", resp.addr, handle, 0))
     return e, struct.unpack("<II", resp.raw())
 
 
 def req_notify_cq(fd, handle, solicited=0):
-    return write(fd, hdr(REQ_NOTIFY_CQ, 4, 0) +
-                 struct.pack("<II", handle, solicited))
+    return uverbs_write(fd, uverbs_hdr(REQ_NOTIFY_CQ, 4, 0) +
+                        struct.pack("<II", handle, solicited))
 
 
 def reg_mr(fd, pd, start, length, hca_va=None, access=ACCESS_LOCAL_WRITE):
     resp = Buf(12)
     hca_va = start if hca_va is None else hca_va
-    e = write(fd, hdr(REG_MR, 12, 3) +
-              struct.pack("<QQQQII", resp.addr, start, length, hca_va, pd,
-                          access))
+    e = uverbs_write(fd, uverbs_hdr(REG_MR, 12, 3) +
+                     struct.pack("<QQQQII", resp.addr, start, length, hca_va,
+                                 pd, access))
     return e, struct.unpack("<III", resp.raw())
 
 
 def create_qp(fd, pd, scq, rcq, srq=0, is_srq=0, qp_type=2):
     resp = Buf(64)
-    e = write(fd, hdr(CREATE_QP, 16, 16) +
-              struct.pack("<QQIIIIIIIIIBBBB", resp.addr, 0x5678, pd, scq,
-                          rcq, srq, 8, 8, 1, 1, 0, 0, qp_type, is_srq, 0))
+    e = uverbs_write(fd, uverbs_hdr(CREATE_QP, 16, 16) +
+                     struct.pack("<QQIIIIIIIIIBBBB", resp.addr, 0x5678, pd,
+                                 scq, rcq, srq, 8, 8, 1, 1, 0, 0, qp_type,
+                                 is_srq, 0))
     return e, struct.unpack_from("<II", resp.raw())
 
 
 def modify_qp(fd, handle, mask=1, state=1):
-    return write(fd, hdr(MODIFY_QP, 30, 0) + bytes(64) +
-                 struct.pack("<II", handle, mask) + bytes(24) +
-                 struct.pack("<B", state) + bytes(15))
+    return uverbs_write(fd, uverbs_hdr(MODIFY_QP, 30, 0) + bytes(64) +
+                        struct.pack("<II", handle, mask) + bytes(24) +
+                        struct.pack("<B", state) + bytes(15))
 
 
 def query_qp(fd, handle):
-    return write(fd, hdr(QUERY_QP, 6, 32) +
-                 struct.pack("<QII", Buf(128).addr, handle, 0))
+    return uverbs_write(fd, uverbs_hdr(QUERY_QP, 6, 32) +
+                        struct.pack("<QII", Buf(128).addr, handle, 0))
 
 
 def destroy_qp(fd, handle):
-    return write(fd, hdr(DESTROY_QP, 6, 1) +
-                 struct.pack("<QII", Buf(4).addr, handle, 0))
+    return uverbs_write(fd, uverbs_hdr(DESTROY_QP, 6, 1) +
+                        struct.pack("<QII", Buf(4).addr, handle, 0))
 
 
 def post_send(fd, handle, wr_count=0, sge_count=0, wqe_size=128, extra=b""):
-    return write(fd, hdr(POST_SEND, 8 + len(extra) // 4, 1) +
-                 struct.pack("<QIIII", Buf(4).addr, handle, wr_count,
-                             sge_count, wqe_size) + extra)
+    return uverbs_write(fd, uverbs_hdr(POST_SEND, 8 + len(extra) // 4, 1) +
+                        struct.pack("<QIIII", Buf(4).addr, handle, wr_count,
+                                    sge_count, wqe_size) + extra)
 
 
 def create_ah(fd, pd, port=1, dlid=1):
     resp = Buf(12)
-    e = write(fd, hdr(CREATE_AH, 16, 3) +
-              struct.pack("<QQII", resp.addr, 0x9abc, pd, 0) + bytes(24) +
-              struct.pack("<HBBBBBB", dlid, 0, 0, 0, 0, port, 0))
+    e = uverbs_write(fd, uverbs_hdr(CREATE_AH, 16, 3) +
+                     struct.pack("<QQII", resp.addr, 0x9abc, pd, 0) +
+                     bytes(24) +
+                     struct.pack("<HBBBBBB", dlid, 0, 0, 0, 0, port, 0))
     return e, struct.unpack("<III", resp.raw())
 
 
 def create_srq(fd, pd, max_wr=16, max_sge=1):
     resp = Buf(40)
-    e = write(fd, hdr(CREATE_SRQ, 10, 10) +
-              struct.pack("<QQIIII", resp.addr, 0xdef0, pd, max_wr, max_sge,
-                          0))
+    e = uverbs_write(fd, uverbs_hdr(CREATE_SRQ, 10, 10) +
+                     struct.pack("<QQIIII", resp.addr, 0xdef0, pd, max_wr,
+                                 max_sge, 0))
     return e, struct.unpack_from("<I", resp.raw())[0]
 
 
 def ex_create_cq(fd, cqe=16, comp_mask=0, flags=0, reserved=0):
     """EX CREATE_CQ with room for the rxe driver response (16 bytes)."""
     resp = Buf(32)
-    e = write(fd, hdr(CREATE_CQ | EXTENDED, 4, 2) + ex_hdr(resp.addr, 0, 2) +
-              struct.pack("<QIIiIII", 0x4321, cqe, 0, -1, comp_mask, flags,
-                          reserved))
+    e = uverbs_write(fd, uverbs_hdr(CREATE_CQ | UVERBS_EXTENDED, 4, 2) +
+                     uverbs_ex_hdr(resp.addr, 0, 2) +
+                     struct.pack("<QIIiIII", 0x4321, cqe, 0, -1, comp_mask,
+                                 flags, reserved))
     return e, struct.unpack_from("<IIII", resp.raw())
 
 
 def ex_modify_qp(fd, handle, mask):
-    return write(fd, hdr(MODIFY_QP | EXTENDED, 15, 0) + ex_hdr(0) +
-                 bytes(64) + struct.pack("<II", handle, mask) + bytes(48))
+    return uverbs_write(fd, uverbs_hdr(MODIFY_QP | UVERBS_EXTENDED, 15, 0) +
+                        uverbs_ex_hdr(0) + bytes(64) +
+                        struct.pack("<II", handle, mask) + bytes(48))
 
 
 def handle_cmd(fd, cmd, in_words, out_words, handle, resp_size=0):
@@ -238,7 +189,7 @@ def handle_cmd(fd, cmd, in_words, out_words, handle, resp_size=0):
     else:
         data = struct.pack("<I", handle)
     data += bytes(in_words * 4 - 8 - len(data))
-    return write(fd, hdr(cmd, in_words, out_words) + data)
+    return uverbs_write(fd, uverbs_hdr(cmd, in_words, out_words) + data)
 
 
 def objects(fd, async_fd, pd):
@@ -340,8 +291,8 @@ def objects(fd, async_fd, pd):
     expect("CREATE_SRQ on a bogus PD", create_srq(fd, bogus)[0],
            errno.EINVAL)
     expect("MODIFY_SRQ of a bogus handle",
-           write(fd, hdr(MODIFY_SRQ, 6, 0) +
-                 struct.pack("<IIII", bogus, 2, 0, 1)), errno.EINVAL)
+           uverbs_write(fd, uverbs_hdr(MODIFY_SRQ, 6, 0) +
+                        struct.pack("<IIII", bogus, 2, 0, 1)), errno.EINVAL)
     expect("QUERY_SRQ of a bogus handle",
            handle_cmd(fd, QUERY_SRQ, 6, 4, bogus, 16), errno.EINVAL)
     expect("DESTROY_SRQ of a bogus handle",
@@ -362,7 +313,7 @@ def objects(fd, async_fd, pd):
     e, cq = create_cq(fd, channel=chan if chan < 0x80000000 else -1)
     if e:
         print("# CREATE_CQ: %s; the driver does not take user CQs yet, "
-              "skipping the checks on live objects" % name(e))
+              "skipping the checks on live objects" % errno_name(e))
         return
     e, r = ex_create_cq(fd)
     expect("EX CREATE_CQ", e, 0)
@@ -427,28 +378,28 @@ def objects(fd, async_fd, pd):
         os.close(chan)
 
 
-def sysfs(path):
-    with open(path) as f:
-        return f.read().strip()
-
-
 def abi(dev, ibdev, lid):
     fd = os.open(dev, os.O_RDWR)
 
     # --- framing, before any context --------------------------------
-    expect("truncated header", write(fd, b"\0\0\0\0"), errno.EINVAL)
+    expect("truncated header", uverbs_write(fd, b"\0\0\0\0"), errno.EINVAL)
     expect("in_words disagrees with the write's length",
-           write(fd, hdr(GET_CONTEXT, 3, 2) + bytes(8)), errno.EINVAL)
+           uverbs_write(fd, uverbs_hdr(GET_CONTEXT, 3, 2) + bytes(8)),
+           errno.EINVAL)
     expect("in_words consistent but below the core request",
-           write(fd, hdr(QUERY_PORT, 4, 10) + bytes(8)), errno.ENOSPC)
+           uverbs_write(fd, uverbs_hdr(QUERY_PORT, 4, 10) + bytes(8)),
+           errno.ENOSPC)
     expect("unknown command number 200",
-           write(fd, hdr(200, 2, 0)), errno.EOPNOTSUPP)
+           uverbs_write(fd, uverbs_hdr(200, 2, 0)), errno.EOPNOTSUPP)
     expect("known but unimplemented command (ALLOC_MW)",
-           write(fd, hdr(ALLOC_MW, 6, 2) + bytes(16)), errno.EOPNOTSUPP)
+           uverbs_write(fd, uverbs_hdr(ALLOC_MW, 6, 2) + bytes(16)),
+           errno.EOPNOTSUPP)
     expect("unknown extended command",
-           write(fd, hdr(50 | EXTENDED, 0, 0) + ex_hdr(0)), errno.EOPNOTSUPP)
+           uverbs_write(fd, uverbs_hdr(50 | UVERBS_EXTENDED, 0, 0) +
+                        uverbs_ex_hdr(0)), errno.EOPNOTSUPP)
     expect("command flag bits other than EXTENDED",
-           write(fd, hdr(QUERY_DEVICE | 0x40000000, 4, 44) + bytes(8)),
+           uverbs_write(fd, uverbs_hdr(QUERY_DEVICE | 0x40000000, 4, 44) +
+                        bytes(8)),
            errno.EINVAL)
     expect("QUERY_DEVICE before GET_CONTEXT", query_device(fd)[0],
            errno.EINVAL)
@@ -473,13 +424,15 @@ def abi(dev, ibdev, lid):
     expect("GET_CONTEXT with a NULL response pointer",
            get_context(fd, resp=type("N", (), {"addr": 0})())[0],
            errno.EFAULT)
-    e = write(fd, hdr(GET_CONTEXT, 4, 2) + struct.pack("<Q", 0x10))
+    e = uverbs_write(fd, uverbs_hdr(GET_CONTEXT, 4, 2) +
+                     struct.pack("<Q", 0x10))
     expect("GET_CONTEXT with an unmapped response pointer", e, errno.EFAULT)
-    e = write(fd, hdr(GET_CONTEXT, 4, 2) +
-              struct.pack("<Q", 0xffff888000000000))
+    e = uverbs_write(fd, uverbs_hdr(GET_CONTEXT, 4, 2) +
+                     struct.pack("<Q", 0xffff888000000000))
     expect("GET_CONTEXT with a kernel response pointer", e, errno.EFAULT)
     expect("GET_CONTEXT with out_words too small",
-           write(fd, hdr(GET_CONTEXT, 4, 1) + struct.pack("<Q", Buf(8).addr)),
+           uverbs_write(fd, uverbs_hdr(GET_CONTEXT, 4, 1) +
+                        struct.pack("<Q", Buf(8).addr)),
            errno.ENOSPC)
     e, async_fd, vectors = get_context(fd)
     expect("GET_CONTEXT after the failed ones", e, 0)
@@ -530,14 +483,15 @@ def abi(dev, ibdev, lid):
            errno.ENOSPC)
     rr = Buf(176)
     expect("QUERY_DEVICE with zero bytes beyond the request",
-           write(fd, hdr(QUERY_DEVICE, 6, 44) +
-                 struct.pack("<Q", rr.addr) + bytes(8)), 0)
+           uverbs_write(fd, uverbs_hdr(QUERY_DEVICE, 6, 44) +
+                        struct.pack("<Q", rr.addr) + bytes(8)), 0)
     expect("QUERY_DEVICE with non-zero bytes beyond the request",
-           write(fd, hdr(QUERY_DEVICE, 6, 44) +
-                 struct.pack("<Q", rr.addr) + b"\1" + bytes(7)),
+           uverbs_write(fd, uverbs_hdr(QUERY_DEVICE, 6, 44) +
+                        struct.pack("<Q", rr.addr) + b"\1" + bytes(7)),
            errno.EOPNOTSUPP)
-    expect("QUERY_DEVICE into NULL", write(fd, hdr(QUERY_DEVICE, 4, 44) +
-                                           struct.pack("<Q", 0)),
+    expect("QUERY_DEVICE into NULL",
+           uverbs_write(fd, uverbs_hdr(QUERY_DEVICE, 4, 44) +
+                        struct.pack("<Q", 0)),
            errno.EFAULT)
 
     # --- EX QUERY_DEVICE ----------------------------------------------
@@ -563,10 +517,12 @@ def abi(dev, ibdev, lid):
     expect("EX QUERY_DEVICE driver data the driver refuses",
            ex_query_device(fd, prov_in=1)[0], errno.EINVAL)
     expect("EX header lengths disagree with the write",
-           write(fd, hdr(QUERY_DEVICE | EXTENDED, 2, 38) +
-                 ex_hdr(Buf(304).addr) + bytes(8)), errno.EINVAL)
+           uverbs_write(fd, uverbs_hdr(QUERY_DEVICE | UVERBS_EXTENDED, 2, 38) +
+                        uverbs_ex_hdr(Buf(304).addr) + bytes(8)),
+           errno.EINVAL)
     expect("EX truncated extended header",
-           write(fd, hdr(QUERY_DEVICE | EXTENDED, 1, 38) + bytes(8)),
+           uverbs_write(fd, uverbs_hdr(QUERY_DEVICE | UVERBS_EXTENDED, 1, 38) +
+                        bytes(8)),
            errno.EINVAL)
     expect("EX QUERY_DEVICE unmapped response",
            ex_query_device(fd, resp_addr=0x10)[0], errno.EFAULT)
@@ -593,7 +549,8 @@ def abi(dev, ibdev, lid):
         expect("QUERY_PORT %d" % port, query_port(fd, port)[0],
                errno.EINVAL)
     expect("QUERY_PORT into NULL",
-           write(fd, hdr(QUERY_PORT, 6, 10) + struct.pack("<QB7x", 0, 1)),
+           uverbs_write(fd, uverbs_hdr(QUERY_PORT, 6, 10) +
+                        struct.pack("<QB7x", 0, 1)),
            errno.EFAULT)
 
     # --- PDs ----------------------------------------------------------------
@@ -607,11 +564,12 @@ def abi(dev, ibdev, lid):
     expect("ALLOC_PD into an unmapped address", alloc_pd(fd, 0x10)[0],
            errno.EFAULT)
     expect("ALLOC_PD with out_words 0",
-           write(fd, hdr(ALLOC_PD, 4, 0) + struct.pack("<Q", Buf(4).addr)),
+           uverbs_write(fd, uverbs_hdr(ALLOC_PD, 4, 0) +
+                        struct.pack("<Q", Buf(4).addr)),
            errno.ENOSPC)
     e, h2 = alloc_pd(fd)
     report(e == 0 and h2 == 2, "failed ALLOC_PDs left no handle behind",
-           "%s handle %d" % (name(e), h2))
+           "%s handle %d" % (errno_name(e), h2))
     expect("DEALLOC_PD of a bogus handle", dealloc_pd(fd, 12345),
            errno.ENOENT)
     expect("DEALLOC_PD of handle 0xffffffff", dealloc_pd(fd, 0xffffffff),
@@ -620,9 +578,9 @@ def abi(dev, ibdev, lid):
     expect("DEALLOC_PD of a freed handle", dealloc_pd(fd, h1), errno.ENOENT)
     e, h3 = alloc_pd(fd)
     report(e == 0 and h3 == h1, "the lowest free handle is reused",
-           "%s handle %d" % (name(e), h3))
+           "%s handle %d" % (errno_name(e), h3))
     expect("DEALLOC_PD with a truncated request",
-           write(fd, hdr(DEALLOC_PD, 2, 0)), errno.ENOSPC)
+           uverbs_write(fd, uverbs_hdr(DEALLOC_PD, 2, 0)), errno.ENOSPC)
 
     objects(fd, async_fd, h0)
 
@@ -684,7 +642,8 @@ def cycles(dev, n):
     errs = [e for e in (cycle(dev, i & 1) for i in range(n)) if e]
     after, filp_after = slab_bytes()
     report(not errs, "%d open/GET_CONTEXT/ALLOC_PD/close cycles" % n,
-           "%d failed, first %s" % (len(errs), name(errs[0]) if errs else ""))
+           "%d failed, first %s" %
+           (len(errs), errno_name(errs[0]) if errs else ""))
     print("# slab bytes %d -> %d, filp objects %d -> %d" %
           (before, after, filp_before, filp_after))
     report(after - before < 256 * 1024,
@@ -751,4 +710,4 @@ if __name__ == "__main__":
         cycles(sys.argv[2], int(sys.argv[3]))
     elif mode == "hold":
         hold(sys.argv[2], sys.argv[3], sys.argv[4])
-    sys.exit(1 if failed else 0)
+    sys.exit(exit_status())

@@ -15,7 +15,7 @@
 #
 #   uverbs_fuzz.py DEV ITERATIONS [SEED]
 #
-# Prints "PASS <what>" / "FAIL <what>: <detail>" like uverbs_cmd.py.
+# Prints "ok <what>" / "not ok <what>" (checker.py).
 import ctypes
 import errno
 import mmap
@@ -25,13 +25,15 @@ import struct
 import sys
 import time
 
+from checker import (UVERBS_EXTENDED, errno_name, exit_status, report,
+                     uverbs_ex_hdr, uverbs_hdr, uverbs_write)
 from uverbs_cmd import (ALLOC_PD, CREATE_AH, CREATE_COMP_CHANNEL, CREATE_CQ,
                         CREATE_QP, CREATE_SRQ, DEALLOC_PD, DEREG_MR,
                         DESTROY_AH, DESTROY_CQ, DESTROY_QP, DESTROY_SRQ,
-                        EXTENDED, GET_CONTEXT, MODIFY_QP, MODIFY_SRQ,
-                        POST_SEND, QUERY_DEVICE, QUERY_PORT, QUERY_QP,
-                        QUERY_SRQ, REG_MR, REQ_NOTIFY_CQ, alloc_pd,
-                        dealloc_pd, ex_hdr, get_context, hdr, name, report)
+                        GET_CONTEXT, MODIFY_QP, MODIFY_SRQ, POST_SEND,
+                        QUERY_DEVICE, QUERY_PORT, QUERY_QP, QUERY_SRQ,
+                        REG_MR, REQ_NOTIFY_CQ, alloc_pd, dealloc_pd,
+                        get_context)
 
 POST_RECV, POST_SRQ_RECV, RESIZE_CQ, ATTACH_MCAST = 29, 36, 19, 30
 
@@ -239,8 +241,8 @@ class Fuzzer:
         in_words = (8 + len(body)) // 4
         if self.rng.random() < 0.2:
             in_words = self.words(in_words)
-        return hdr(cmd, in_words & 0xffff, self.words(out) & 0xffff) + \
-            body
+        return uverbs_hdr(cmd, in_words & 0xffff,
+                          self.words(out) & 0xffff) + body
 
     def extended(self):
         cmd, core, out = self.ex_template()
@@ -251,9 +253,9 @@ class Fuzzer:
         prov_out = self.rng.choice([0, 0, 2, 3])
         resp = self.resp_ptr() if self.rng.random() < 0.95 else 0
         reserved = 0 if self.rng.random() < 0.9 else self.rng.getrandbits(32)
-        return (hdr(cmd | EXTENDED, self.words(len(core) // 8),
-                    self.words(out)) +
-                ex_hdr(resp, prov_in, prov_out, reserved) + core +
+        return (uverbs_hdr(cmd | UVERBS_EXTENDED,
+                           self.words(len(core) // 8), self.words(out)) +
+                uverbs_ex_hdr(resp, prov_in, prov_out, reserved) + core +
                 bytes(8 * prov_in))
 
     # --- system calls ----------------------------------------------------------
@@ -261,15 +263,10 @@ class Fuzzer:
         self.calls += 1
         self.errnos[e] = self.errnos.get(e, 0) + 1
         if e not in ALLOWED and len(self.bad) < 10:
-            self.bad.append("%s -> %s" % (what, name(e)))
+            self.bad.append("%s -> %s" % (what, errno_name(e)))
 
     def write(self, fd, data):
-        try:
-            n = os.write(fd, data)
-            e = 0 if n == len(data) else -n
-        except OSError as ex:
-            e = ex.errno
-        self.record("write %s" % data[:16].hex(), e)
+        self.record("write %s" % data[:16].hex(), uverbs_write(fd, data))
 
     def mmap_one(self, fd, offsets):
         size = self.rng.choice([4096, 8192, 65536, 1 << 20])
@@ -315,7 +312,7 @@ class Fuzzer:
         for cmd, body, out in cmds:
             ctypes.memset(resp, 0, 256)
             try:
-                os.write(fd, hdr(cmd, (8 + len(body)) // 4, out) + body)
+                os.write(fd, uverbs_hdr(cmd, (8 + len(body)) // 4, out) + body)
             except OSError:
                 continue
             raw = ctypes.string_at(resp, 256)
@@ -334,7 +331,7 @@ class Fuzzer:
         if e:
             os.close(fd)
             self.bad.append("GET_CONTEXT at the start of an epoch: %s" %
-                            name(e))
+                            errno_name(e))
             return
         offsets = self.setup(fd)
         fds = set(os.listdir("/proc/self/fd"))
@@ -369,7 +366,7 @@ def main():
     while left > 0:
         fz.epoch(min(EPOCH, left))
         left -= EPOCH
-    summary = ", ".join("%s %d" % (name(e), c)
+    summary = ", ".join("%s %d" % (errno_name(e), c)
                         for e, c in sorted(fz.errnos.items(),
                                            key=lambda x: -x[1]))
     print("# %d calls in %.0f s: %s" % (fz.calls, time.time() - start,
@@ -384,7 +381,7 @@ def main():
     e2, pd = alloc_pd(fd) if not e else (e, 0)
     report(not e and not e2 and not dealloc_pd(fd, pd),
            "after the fuzzing, a fresh context and PD work",
-           "%s / %s" % (name(e), name(e2)))
+           "%s / %s" % (errno_name(e), errno_name(e2)))
     os.close(fd)
     if not e:
         os.close(async_fd)
@@ -392,4 +389,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    sys.exit(1 if __import__("uverbs_cmd").failed else 0)
+    sys.exit(exit_status())

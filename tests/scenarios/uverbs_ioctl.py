@@ -7,7 +7,7 @@
 # (INVOKE_WRITE, GET_CONTEXT, QUERY_PORT, QUERY_GID_ENTRY, QUERY_GID_TABLE,
 # ASYNC_EVENT/ALLOC, the creates of CQ, QP and SRQ with rxe's driver data
 # and their rings, the destroys of PD, MR, AH, CQ, QP, SRQ).  Prints one
-# line per check, "PASS <what>" or "FAIL <what>: <detail>", which the
+# line per check, "ok <what>" or "not ok <what>" (checker.py), which the
 # scenario turns into TAP.
 #
 #   uverbs_ioctl.py abi DEV IBDEV         fixed checks
@@ -25,10 +25,10 @@ import struct
 import subprocess
 import sys
 
-import uverbs_cmd
-from uverbs_cmd import Buf, report
+from checker import (RDMA_VERBS_IOCTL, UVERBS_EXTENDED, Buf, errno_name,
+                     exit_status, expect, report, sysfs, uverbs_hdr,
+                     uverbs_write)
 
-RDMA_VERBS_IOCTL = 0xC0181B01
 DRIVER_RXE = 14
 MANDATORY, VALID_OUTPUT = 1, 2
 UHW_IN, UHW_OUT = 0x1000, 0x1001
@@ -45,7 +45,6 @@ W_CREATE_AH, W_REG_MR, W_CREATE_CQ, W_CREATE_QP = 5, 9, 18, 24
 W_CREATE_SRQ = 32
 W_CREATE_COMP_CHANNEL, W_DESTROY_CQ, W_QUERY_QP, W_DESTROY_QP = 17, 20, 25, 27
 W_DESTROY_SRQ = 35
-EXTENDED = 0x80000000
 # CQ/QP/SRQ methods
 CREATE, DESTROY = 0, 1
 # CQ/CREATE attributes
@@ -71,14 +70,6 @@ ALLOWED = {0, errno.EINVAL, errno.EPROTONOSUPPORT, errno.EOPNOTSUPP,
 libc = ctypes.CDLL(None, use_errno=True)
 libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
 libc.ioctl.restype = ctypes.c_int
-
-def name(e):
-    return errno.errorcode.get(e, str(e)) if e else "success"
-
-
-def expect(what, got, want):
-    report(got == want, what, "got %s, want %s" % (name(got), name(want)))
-
 
 def attr(attr_id, data=0, length=0, flags=MANDATORY, attr_data=0):
     return struct.pack("<HHHHQ", attr_id, length, flags, attr_data,
@@ -213,11 +204,6 @@ def gid_table(fd, entry_size, count, buf_len=None):
     return e, entries.raw()[:length], struct.unpack("<Q", num.raw())[0], c
 
 
-def sysfs(path):
-    with open(path) as f:
-        return f.read().strip()
-
-
 def sysfs_gid(ibdev, port, index):
     text = sysfs("/sys/class/infiniband/%s/ports/%d/gids/%d" %
                  (ibdev, port, index))
@@ -299,7 +285,7 @@ def framing(dev):
     expect("WRITE_CMD unknown (99)", w([inline(WRITE_CMD, 99)]),
            errno.EOPNOTSUPP)
     expect("WRITE_CMD unknown extended (99)",
-           w([inline(WRITE_CMD, EXTENDED | 99)]), errno.EOPNOTSUPP)
+           w([inline(WRITE_CMD, UVERBS_EXTENDED | 99)]), errno.EOPNOTSUPP)
     expect("CORE_IN of 2 bytes (< 4)",
            w([inline(WRITE_CMD, 1), inline(CORE_IN, 0, 2)]), errno.EINVAL)
     e, _, _, _ = invoke_write(fd, W_QUERY_DEVICE, bytes(8), 176)
@@ -358,7 +344,7 @@ def device(fd, ibdev):
     e, out, _, _ = invoke_write(fd, W_QUERY_DEVICE, bytes(8), 184)
     report(e == 0 and out[176:] == bytes(8),
            "INVOKE_WRITE QUERY_DEVICE: longer CORE_OUT zero-filled",
-           name(e))
+           errno_name(e))
     e, out, _, _ = invoke_write(fd, W_QUERY_DEVICE, bytes(16), 176)
     expect("INVOKE_WRITE QUERY_DEVICE: zero CORE_IN beyond the request",
            e, 0)
@@ -376,7 +362,8 @@ def device(fd, ibdev):
              ptr(CORE_OUT, Buf(40))]
     expect("INVOKE_WRITE QUERY_PORT: CORE_IN at a bad address",
            call(fd, DEVICE, INVOKE_WRITE, attrs)[0], errno.EFAULT)
-    e, out, _, _ = invoke_write(fd, EXTENDED | W_QUERY_DEVICE, bytes(8), 304)
+    e, out, _, _ = invoke_write(fd, UVERBS_EXTENDED | W_QUERY_DEVICE,
+                                bytes(8), 304)
     expect("INVOKE_WRITE EX QUERY_DEVICE", e, 0)
     report(struct.unpack_from("<I", out, 180)[0] == 304,
            "INVOKE_WRITE EX QUERY_DEVICE: response_length 304")
@@ -396,11 +383,11 @@ def device(fd, ibdev):
            "QUERY_PORT: RESP flagged VALID_OUTPUT")
     e, out2, _ = query_port(fd, 1, 64)
     report(e == 0 and out2[:48] == out and out2[48:] == bytes(16),
-           "QUERY_PORT: longer RESP zero-filled", name(e))
+           "QUERY_PORT: longer RESP zero-filled", errno_name(e))
     e, out3, _, _ = invoke_write(fd, W_QUERY_PORT,
                                  bytes(8) + b"\1" + bytes(7), 40)
     report(e == 0 and out3 == out[:40],
-           "INVOKE_WRITE QUERY_PORT agrees with the method", name(e))
+           "INVOKE_WRITE QUERY_PORT agrees with the method", errno_name(e))
     for port in (0, 99, 256, 1 << 40):
         expect("QUERY_PORT port %d" % port, query_port(fd, port)[0],
                errno.EINVAL)
@@ -449,7 +436,7 @@ def device(fd, ibdev):
            gid_entry(fd, 1, 0, resp_len=28)[0], errno.EINVAL)
     e, out, _ = gid_entry(fd, 1, 0, resp_len=40)
     report(e == 0 and out[32:] == bytes(8),
-           "QUERY_GID_ENTRY: longer RESP zero-filled", name(e))
+           "QUERY_GID_ENTRY: longer RESP zero-filled", errno_name(e))
     expect("QUERY_GID_ENTRY without FLAGS",
            call(fd, DEVICE, QUERY_GID_ENTRY,
                 [inline(0, 1), inline(1, 0), ptr(3, Buf(32))])[0],
@@ -474,11 +461,11 @@ def device(fd, ibdev):
     report(e == 0 and num == len(want) and
            all(out[40 * k + 32:40 * k + 40] == bytes(8) for k in range(num))
            and out[:16] == want[0][0],
-           "QUERY_GID_TABLE entry_size 40: padded with zeroes", name(e))
+           "QUERY_GID_TABLE entry_size 40: padded with zeroes", errno_name(e))
     e, out, num, _ = gid_table(fd, 16, len(want))
     report(e == 0 and num == len(want) and out[16:32] == want[1][0]
            if len(want) > 1 else e == 0,
-           "QUERY_GID_TABLE entry_size 16: truncated entries", name(e))
+           "QUERY_GID_TABLE entry_size 16: truncated entries", errno_name(e))
     if len(want) > 1:
         expect("QUERY_GID_TABLE: room for one entry too few",
                gid_table(fd, 32, len(want) - 1)[0], errno.EINVAL)
@@ -559,10 +546,10 @@ def objects(fd):
            errno.EINVAL)
     e, resp, c = destroy(fd, QP, 1, qp, 4)
     report(e == 0 and resp == bytes(4) and c.attr_out(1)[0] & VALID_OUTPUT,
-           "QP/DESTROY: 0 events reported, VALID_OUTPUT", name(e))
+           "QP/DESTROY: 0 events reported, VALID_OUTPUT", errno_name(e))
     e, resp, _ = destroy(fd, SRQ, 1, srq, 4)
     report(e == 0 and resp == bytes(4), "SRQ/DESTROY: 0 events reported",
-           name(e))
+           errno_name(e))
     expect("CQ/DESTROY with RESP of 4 bytes",
            destroy(fd, CQ, 1, cq, 4)[0], errno.EINVAL)
     attrs = [attr(0, cq), attr(1, 16, 8)]
@@ -574,7 +561,7 @@ def objects(fd):
         "<QQIIiI", 0, 0x1234, 16, 0, -1, 0), 8, uhw_out=16)
     e, resp, _ = destroy(fd, CQ, 1, struct.unpack_from("<I", out)[0], 8)
     report(e == 0 and resp == bytes(8), "CQ/DESTROY: 0 and 0 events",
-           name(e))
+           errno_name(e))
     expect("PD/DESTROY of the last PD", destroy(fd, PD, 0, pd)[0], 0)
 
 
@@ -707,13 +694,9 @@ def ring(fd, what, mi, want_slots):
 def write_cmd(fd, cmd, body, out_len):
     """A write() command with its response; errno and response."""
     out = Buf(max(out_len, 1), 0xff)
-    data = struct.pack("<IHH", cmd, (8 + 8 + len(body)) // 4, out_len // 4) + \
-        struct.pack("<Q", out.addr) + body
-    try:
-        os.write(fd, data)
-        e = 0
-    except OSError as ex:
-        e = ex.errno
+    e = uverbs_write(fd, uverbs_hdr(cmd, (8 + 8 + len(body)) // 4,
+                                    out_len // 4) +
+                     struct.pack("<Q", out.addr) + body)
     return e, out.raw()[:out_len]
 
 
@@ -759,7 +742,7 @@ def creates(dev, ibdev):
     ring(fd, "CQ/CREATE with channel", mminfo(drv2), 1)
     e, resp = write_cmd(fd, W_DESTROY_CQ, struct.pack("<II", cq2, 0), 8)
     report(e == 0 and resp == bytes(8),
-           "write() DESTROY_CQ of an ioctl CQ: 0 and 0 events", name(e))
+           "write() DESTROY_CQ of an ioctl CQ: 0 and 0 events", errno_name(e))
 
     for missing, label in ((CQ_HANDLE, "HANDLE"), (CQ_CQE, "CQE"),
                            (CQ_USER_HANDLE, "USER_HANDLE"),
@@ -892,7 +875,7 @@ def creates(dev, ibdev):
                            struct.pack("<II", made["UC"][0], 0), 128)
         report(e == 0 and out[122] == 1,
                "QP/CREATE with SQ_SIG_ALL: QUERY_QP says sq_sig_all",
-               name(e))
+               errno_name(e))
 
     def bad_qp(label, want, *args, **kw):
         e = create_qp(fd, *args, **kw)[0]
@@ -981,14 +964,14 @@ def creates(dev, ibdev):
                                 4)
             how = "write() DESTROY_QP"
         report(e == 0 and resp == bytes(4), "%s of the %s QP" % (how, label),
-               name(e))
+               errno_name(e))
         report(res_qp(qpn) == "", "%s QP gone from rdma res" % label)
     e, resp = write_cmd(fd, W_DESTROY_SRQ, struct.pack("<II", srq, 0), 4)
     report(e == 0 and resp == bytes(4), "write() DESTROY_SRQ of the SRQ",
-           name(e))
+           errno_name(e))
     e, resp, _ = destroy(fd, CQ, DESTROY, cq, 8)
     report(e == 0 and resp == bytes(8), "CQ/DESTROY of the ioctl CQ",
-           name(e))
+           errno_name(e))
 
     # --- left behind at close --------------------------------------------
     e, cq, _, _, _ = create_cq(fd, channel=chan)
@@ -1009,7 +992,7 @@ def abi(dev, ibdev):
     objects(fd)
     os.close(fd)
     creates(dev, ibdev)
-    return 1 if uverbs_cmd.failed else 0
+    return exit_status()
 
 
 # ------------------------------------------------------------------------
@@ -1158,7 +1141,7 @@ def close_new_fds(baseline):
 
 
 def random_mode(dev, n, seed):
-    print("seed %d, %d iterations" % (seed, n))
+    print("# seed %d, %d iterations" % (seed, n))
     sys.stdout.flush()
     rng = random.Random(seed)
     fds = [None, open_dev(dev)]
@@ -1214,7 +1197,7 @@ def random_mode(dev, n, seed):
             bad += 1
             if bad <= 10:
                 report(False, "random call %d" % it,
-                       "%d/%d %s -> %s" % (obj, method, attrs, name(e)))
+                       "%d/%d %s -> %s" % (obj, method, attrs, errno_name(e)))
         if it % 500 == 499:
             close_new_fds(baseline)
             handles, objs = fresh()
@@ -1222,8 +1205,8 @@ def random_mode(dev, n, seed):
     close_new_fds(baseline)
     report(bad == 0, "random: %d calls, every errno allowed" % n,
            "%d bad" % bad)
-    print("errnos: " + ", ".join("%s %d" % (name(k), v)
-                                 for k, v in sorted(counts.items())))
+    print("# errnos: " + ", ".join("%s %d" % (errno_name(k), v)
+                                   for k, v in sorted(counts.items())))
     report(all(made.values()), "random: CQs, QPs and SRQs were created",
            "%d, %d, %d" % (made[CQ], made[QP], made[SRQ]))
     for fd in fds:
@@ -1237,7 +1220,7 @@ def random_mode(dev, n, seed):
     expect("random: afterwards the probe on a new file",
            probe(open_dev(dev)), errno.ENOSPC)
     os.close(fd)
-    return 1 if uverbs_cmd.failed else 0
+    return exit_status()
 
 
 def main():

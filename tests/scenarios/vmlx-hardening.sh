@@ -30,6 +30,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/tap.sh"
 . "$here/../vm/user.sh"
+. "$here/../vm/vmlx.sh"
 . "$here/../kmod/vt.sh"
 
 run=$(mktemp -d)
@@ -39,29 +40,25 @@ py=/usr/bin/python3
 # without CAP_NET_RAW, whatever else root has
 unpriv=(setpriv --inh-caps=-net_raw --bounding-set=-net_raw)
 
-tap_check "modprobe vmlx num_hcas=3 static_lids=1" \
-	modprobe vmlx num_hcas=3 static_lids=1
-tap_check "modprobe ib_uverbs" modprobe ib_uverbs
-tap_check "modprobe ib_umad" modprobe ib_umad
-before=$(rdma res show 2>&1)
+vmlx_start --params "num_hcas=3 static_lids=1" ib_uverbs ib_umad
 
 # --- the doorbell of a QP that may not send --------------------------------------
-pass_fail_run "doorbell checks" timeout 60 $py "$here/harden_verbs.py" doorbell
+tap_checker "doorbell checks" timeout 60 $py "$here/harden_verbs.py" doorbell
 
 # --- packets from a port that is not the connected peer ----------------------------
-pass_fail_run "spoofed source checks" timeout 60 \
+tap_checker "spoofed source checks" timeout 60 \
 	$py "$here/harden_verbs.py" spoof
 
 # --- controlled Q_Keys ----------------------------------------------------------------
-pass_fail_run "without CAP_NET_RAW: Q_Key 0x80010000 refused" timeout 30 \
+tap_checker "without CAP_NET_RAW: Q_Key 0x80010000 refused" timeout 30 \
 	"${unpriv[@]}" $py "$here/harden_verbs.py" qkey-modify EPERM
-pass_fail_run "as root: Q_Key 0x80010000 taken" timeout 30 \
+tap_checker "as root: Q_Key 0x80010000 taken" timeout 30 \
 	$py "$here/harden_verbs.py" qkey-modify ok
-pass_fail_run "privileged Q_Key mode 1" timeout 30 \
+tap_checker "privileged Q_Key mode 1" timeout 30 \
 	$py "$here/harden_verbs.py" qkey-mode 1
-pass_fail_run "mode 1, without CAP_NET_RAW: Q_Key 0x80010000 taken" \
+tap_checker "mode 1, without CAP_NET_RAW: Q_Key 0x80010000 taken" \
 	timeout 30 "${unpriv[@]}" $py "$here/harden_verbs.py" qkey-modify ok
-pass_fail_run "privileged Q_Key mode 0" timeout 30 \
+tap_checker "privileged Q_Key mode 0" timeout 30 \
 	$py "$here/harden_verbs.py" qkey-mode 0
 
 # pma_xmit: PortXmitPkts of vmlx1 port 1 through its PMA
@@ -75,13 +72,13 @@ run_pair "traffic for the counters: ibv_rc_pingpong" 18600 "$run" \
 	timeout 60 ibv_rc_pingpong -d vmlx0 -i 1 -p 18600 -n 200 "$host"
 x0=$(pma_xmit)
 tap_like "vmlx1 has sent packets: PortXmitPkts $x0" "$x0" "^[0-9]{3,}$"
-pass_fail_run "unprivileged QP, WR with remote Q_Key 0x80010000: PMA Set" \
+tap_checker "unprivileged QP, WR with remote Q_Key 0x80010000: PMA Set" \
 	timeout 30 "${unpriv[@]}" $py "$here/harden_verbs.py" qkey-pma \
 	0x11112222 "$lid1"
 x1=$(pma_xmit)
 tap_ok "$([[ $x1 =~ ^[0-9]+$ && $x1 -ge $x0 ]]; echo $?)" \
 	"the PMA Set did not reach QP1: PortXmitPkts $x0 -> $x1, not cleared"
-pass_fail_run "privileged QP with Q_Key 0x80010000: PMA Set" timeout 30 \
+tap_checker "privileged QP with Q_Key 0x80010000: PMA Set" timeout 30 \
 	$py "$here/harden_verbs.py" qkey-pma 0x80010000 "$lid1"
 x2=$(pma_xmit)
 tap_ok "$([[ $x2 =~ ^[0-9]+$ && $x2 -lt $x1 && $x2 -lt 50 ]]; echo $?)" \
@@ -89,7 +86,7 @@ tap_ok "$([[ $x2 =~ ^[0-9]+$ && $x2 -lt $x1 && $x2 -lt 50 ]]; echo $?)" \
 
 # --- a process rewriting its ring while the QP flushes -----------------------------
 for q in sq rq; do
-	pass_fail_run "$q producer rewritten during the flush" timeout 90 \
+	tap_checker "$q producer rewritten during the flush" timeout 90 \
 		$py "$here/harden_rings.py" /dev/infiniband/uverbs0 "$q"
 done
 
@@ -100,23 +97,23 @@ grep -q " $cgroot cgroup2 " /proc/mounts ||
 echo "+memory +rdma" >"$cgroot/cgroup.subtree_control"
 cg=$cgroot/vmlx-harden
 mkdir -p "$cg"
-pass_fail_run "memory cgroup checks" timeout 60 \
+tap_checker "memory cgroup checks" timeout 60 \
 	$py "$here/harden_rings.py" /dev/infiniband/uverbs0 memcg "$cg"
 rmdir "$cg"
 mkdir -p "$cg"
-pass_fail_run "rdma cgroup checks" timeout 60 \
+tap_checker "rdma cgroup checks" timeout 60 \
 	$py "$here/harden_rings.py" /dev/infiniband/uverbs0 rdmacg "$cg" vmlx0
 rmdir "$cg"
 
 tap_is "rdma res after the checks: as before" "$(rdma res show 2>&1)" \
-	"$before"
+	"$VMLX_RES_BASELINE"
 tap_check "rmmod ib_umad ib_uverbs vmlx" rmmod ib_umad ib_uverbs vmlx
 
 # --- the M_Key of the other port --------------------------------------------------
 tap_check "modprobe vmlx num_ports=2 static_lids=1" \
 	modprobe vmlx num_ports=2 static_lids=1
 tap_check "modprobe ib_umad" modprobe ib_umad
-pass_fail_run "cross-port M_Key checks" timeout 60 $py "$here/harden_smp.py"
+tap_checker "cross-port M_Key checks" timeout 60 $py "$here/harden_smp.py"
 tap_check "rmmod ib_umad vmlx" rmmod ib_umad vmlx
 
 tap_done

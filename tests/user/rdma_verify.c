@@ -10,8 +10,9 @@
  *
  *   rdma-verify [-m MTU] [-s SEED] [DEV_A DEV_B]
  *
- * Output: one line per check, "PASS <what>" or "FAIL <what>: <detail>";
- * other lines are notes.  Exit status 0 iff every check passed.
+ * Output: one line per check, "ok <what>" or "not ok <what>" followed by
+ * "# <detail>"; "# " lines are notes (the convention of the checkers of
+ * tests/scenarios, checker.py).  Exit status 0 iff every check passed.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -345,7 +346,7 @@ int main(int argc, char **argv)
 	}
 	rng = seed * 0x9e3779b97f4a7c15ull + 1;
 	mtu_bytes = want ? 128u << want : 0;
-	printf("seed %lu, requester %s, responder %s\n", seed, a.name, b.name);
+	printf("# seed %lu, requester %s, responder %s\n", seed, a.name, b.name);
 
 	if (!setup()) {
 		path_mtu = a.active_mtu < b.active_mtu ? a.active_mtu :
@@ -353,7 +354,7 @@ int main(int argc, char **argv)
 		if (want && want < path_mtu)
 			path_mtu = want;
 		mtu_bytes = 128u << path_mtu;
-		printf("LIDs %u and %u, path MTU %u, rd_atomic %u\n", a.lid,
+		printf("# LIDs %u and %u, path MTU %u, rd_atomic %u\n", a.lid,
 		       b.lid, mtu_bytes, rd_atom);
 	}
 	report("open %s and %s, connect an RC QP pair", a.name, b.name);
@@ -404,6 +405,6 @@ int main(int argc, char **argv)
 	rebuild = 0;
 	cleanup();
 	report("destroy every object");
-	printf("%u passed, %u failed\n", passed, failed);
+	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -61,7 +61,7 @@ u64 rnd(void);
 #define err(...)							\
 	(why[0] ? -1 : (snprintf(why, sizeof(why), __VA_ARGS__), -1))
 
-/* End the current check: PASS, or FAIL with the detail from err(). */
+/* End the current check: ok, or not ok with the detail from err(). */
 #define report(...)							\
 	do {								\
 		char what_[256];					\

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The plumbing of rdma-verify: the two HCAs, the RC QP pair between them,
- * posting and polling with a deadline, buffer comparison and the PASS/FAIL
- * report.
+ * posting and polling with a deadline, buffer comparison and the report of
+ * each check.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,19 +36,20 @@ u64 rnd(void)
 }
 
 /*
- * End the current check: PASS or FAIL with the first detail.  After a
- * failure the buffers are refilled and the QPs rebuilt, so that the next
+ * End the current check: "ok WHAT", or "not ok WHAT" and the first detail
+ * as a "# " comment (the convention of tests/scenarios/checker.py).  After
+ * a failure the buffers are refilled and the QPs rebuilt, so that the next
  * check starts clean.
  */
 void report_what(const char *what)
 {
 	if (!why[0]) {
 		passed++;
-		printf("PASS [mtu %u] %s\n", mtu_bytes, what);
+		printf("ok [mtu %u] %s\n", mtu_bytes, what);
 		return;
 	}
 	failed++;
-	printf("FAIL [mtu %u] %s: %s\n", mtu_bytes, what, why);
+	printf("not ok [mtu %u] %s\n# %s\n", mtu_bytes, what, why);
 	why[0] = 0;
 	if (!rebuild)
 		return;
@@ -56,7 +57,8 @@ void report_what(const char *what)
 	memset(b.buf, CANARY, BUF_SIZE);
 	memset(ro_buf, CANARY, RO_SIZE);
 	if (pair_reset())
-		printf("FAIL [mtu %u] rebuild the QPs: %s\n", mtu_bytes, why);
+		printf("not ok [mtu %u] rebuild the QPs\n# %s\n", mtu_bytes,
+		       why);
 	why[0] = 0;
 }
 

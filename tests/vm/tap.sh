@@ -18,6 +18,15 @@
 # REASON, tap_diag MSG..., tap_bail REASON.  Failure details are printed as
 # "# " comment lines after the "not ok" line.
 #
+# Checkers (the Python ones of tests/scenarios, tests/user/rdma-verify, the
+# ib_verbs_test kernel client) print "ok DESC" and "not ok DESC" lines,
+# "# ..." comments after them; these helpers number them:
+#   tap_results [PREFIX] <OUTPUT     each line as a test point (PREFIX put
+#                                    before its DESC) or a comment
+#   tap_checker [--prefix PREFIX] DESC CMD...   CMD's output through
+#                                    tap_results as it comes, then DESC: ok
+#                                    iff CMD exited 0
+#
 # In a guest of tests/vm/vm-run.sh there are also:
 #   vm_barrier NAME [TIMEOUT]  wait until every guest has reached barrier NAME
 #   vm_link_iface PEER         our interface on the link to guest PEER
@@ -138,6 +147,33 @@ tap_like() { # tap_like DESC ACTUAL REGEX (bash =~, extended)
 	else
 		tap_fail "$1" "got:          '$2'" "expected like: '$3'"
 	fi
+}
+
+tap_results() { # tap_results [PREFIX] < OUTPUT: a checker's lines as TAP
+	local prefix=${1:-} line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) tap_pass "$prefix${line#ok }" ;;
+		"not ok "*) tap_fail "$prefix${line#not ok }" ;;
+		"") ;;
+		"# "*) tap_diag "${line#\# }" ;;
+		*) tap_diag "$line" ;;
+		esac
+	done
+}
+
+tap_checker() { # tap_checker [--prefix PREFIX] DESC CMD...: run a checker
+	local prefix='' desc rc=0
+	if [[ $1 == --prefix ]]; then
+		prefix=$2
+		shift 2
+	fi
+	desc=$1
+	shift
+	# a process substitution, not a pipe: the counters stay in this shell
+	tap_results "$prefix" < <("$@" 2>&1 </dev/null)
+	wait $! || rc=$?
+	tap_ok "$rc" "$desc"
 }
 
 tap_bail() { # tap_bail REASON: stop the whole test run

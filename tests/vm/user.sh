@@ -9,18 +9,13 @@
 #   . "$REPO/tests/vm/user.sh"
 #   host=$(loopback_host)                  # "localhost", else "127.0.0.1"
 #   wait_listen 18515                      # something listens on TCP 18515
-#   pass_fail_tap <output                  # "PASS x"/"FAIL x" lines as TAP
-#   pass_fail_run "checker exits 0" timeout 60 ./checker ARGS
 #   run_pair "ibv_rc_pingpong" 18515 "$dir" SERVER_CMD... -- CLIENT_CMD...
 #
-# pass_fail_tap reads lines "PASS <what>" (tap_pass), "FAIL <what>"
-# (tap_fail) and anything else (tap_diag).  pass_fail_run runs CMD with its
-# output in a temporary file, passes that through pass_fail_tap and then
-# adds one test point DESC: ok iff CMD exited 0.  run_pair starts the
-# server command in the background (output in DIR/server), waits until
-# something listens on PORT, runs the client command (output in
-# DIR/client), then reports "DESC: server exits 0" and "DESC: client exits
-# 0", each followed by that side's output as comments if it failed.
+# run_pair starts the server command in the background (output in
+# DIR/server), waits until something listens on PORT, runs the client
+# command (output in DIR/client), then reports "DESC: server exits 0" and
+# "DESC: client exits 0", each followed by that side's output as comments
+# if it failed.  The checkers' output is tap.sh's business (tap_checker).
 
 # Where a client reaches a server in the same guest: without an
 # /etc/hosts "localhost" may not resolve.
@@ -43,32 +38,6 @@ wait_listen() {
 		sleep 0.1
 	done
 	return 1
-}
-
-# pass_fail_tap < OUTPUT: the PASS/FAIL lines of a checker as TAP, other
-# lines as notes.
-pass_fail_tap() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"PASS "*) tap_pass "${line#PASS }" ;;
-		"FAIL "*) tap_fail "${line#FAIL }" ;;
-		*) tap_diag "$line" ;;
-		esac
-	done
-}
-
-# pass_fail_run DESC CMD...: CMD's checks as TAP, then "ok DESC" iff CMD
-# exited 0.
-pass_fail_run() {
-	local desc=$1 out rc
-	shift
-	out=$(mktemp)
-	"$@" >"$out" 2>&1
-	rc=$?
-	pass_fail_tap <"$out"
-	rm -f "$out"
-	tap_ok "$rc" "$desc"
 }
 
 # run_pair DESC PORT DIR SERVER_CMD... -- CLIENT_CMD...: a server and its
