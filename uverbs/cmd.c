@@ -25,7 +25,7 @@
  *
  * Locking: a file's context and async event file are made under its
  * ctx_mutex (GET_CONTEXT, ASYNC_EVENT/ALLOC); every other command only
- * holds the objects it uses (uobj.c's use counts) while it runs.
+ * holds the objects it uses (handles.c's use counts) while it runs.
  */
 #include <linux/file.h>
 #include <linux/slab.h>

@@ -14,7 +14,7 @@
  * DESTROY_CQ.
  *
  * Locking: no lock of its own.  A command holds the objects it uses
- * (uobj.c's use counts) while it runs; the events are queued under the
+ * (handles.c's use counts) while it runs; the events are queued under the
  * locks of the event files (event.c).
  */
 #include <linux/file.h>

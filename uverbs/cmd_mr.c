@@ -11,7 +11,7 @@
  * MR/DESTROY and AH/DESTROY, are beside DEREG_MR and DESTROY_AH.
  *
  * Locking: no lock of its own.  A command holds the objects it uses
- * (uobj.c's use counts) while it runs.
+ * (handles.c's use counts) while it runs.
  */
 #include <linux/slab.h>
 

@@ -16,7 +16,7 @@
  * DESTROY_SRQ.
  *
  * Locking: no lock of its own.  A command holds the objects it uses
- * (uobj.c's use counts) while it runs; the driver serialises its queues.
+ * (handles.c's use counts) while it runs; the driver serialises its queues.
  */
 #include <linux/slab.h>
 #include <linux/uaccess.h>
