@@ -14,8 +14,9 @@
 # run_pair starts the server command in the background (output in
 # DIR/server), waits until something listens on PORT, runs the client
 # command (output in DIR/client), then reports "DESC: server exits 0" and
-# "DESC: client exits 0", each followed by that side's output as comments
-# if it failed.  The checkers' output is tap.sh's business (tap_checker).
+# "DESC: client exits 0", with the last lines of a failed side's output
+# as comments, the client's first.  The checkers' output is tap.sh's
+# business (tap_checker).
 
 # Where a client reaches a server in the same guest: without an
 # /etc/hosts "localhost" may not resolve.
@@ -58,8 +59,13 @@ run_pair() {
 	crc=$?
 	wait "$spid"
 	src=$?
+	# The side that failed first usually says why: when both fail the
+	# client's words come first, and the tail of each (a CI log keeps
+	# only part of a long report).
+	[[ $crc -eq 0 ]] || tap_diag "client status $crc" \
+		"$(tail -n 25 "$dir/client" | sed 's/^/client: /')"
 	tap_ok "$src" "$desc: server exits 0"
-	[[ $src -eq 0 ]] || sed 's/^/# server: /' "$dir/server"
+	[[ $src -eq 0 ]] || tap_diag "server status $src" \
+		"$(tail -n 25 "$dir/server" | sed 's/^/server: /')"
 	tap_ok "$crc" "$desc: client exits 0"
-	[[ $crc -eq 0 ]] || sed 's/^/# client: /' "$dir/client"
 }
