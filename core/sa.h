@@ -27,6 +27,20 @@ int ib_sa_mcmember_rec_query(struct ib_sa_client *client,
 					      void *context),
 			     void *context, struct ib_sa_query **query);
 
+/*
+ * The MCMemberRecord query multicast.c calls; a suite replaces it with a
+ * fake SA and puts it back with NULL.
+ */
+typedef int (*ib_mcast_query_fn)(struct ib_sa_client *client,
+				 struct ib_device *device, u32 port_num,
+				 u8 method, struct ib_sa_mcmember_rec *rec,
+				 ib_sa_comp_mask comp_mask,
+				 unsigned long timeout_ms, gfp_t gfp_mask,
+				 void (*callback)(int status,
+						  struct ib_sa_mcmember_rec *resp,
+						  void *context),
+				 void *context, struct ib_sa_query **query);
+
 int ib_sa_init(void);
 void ib_sa_cleanup(void);
 int ib_mcast_init(void);
@@ -63,22 +77,8 @@ void ib_sa_resp_record(const struct ib_sa_resp *resp, int i, void *buf,
 		       size_t len);
 unsigned int ib_sa_query_count(void);
 
-/*
- * The MCMemberRecord query multicast.c calls; a suite replaces it with a
- * fake SA and puts it back with NULL.
- */
-typedef int (*ib_mcast_query_fn)(struct ib_sa_client *client,
-				 struct ib_device *device, u32 port_num,
-				 u8 method, struct ib_sa_mcmember_rec *rec,
-				 ib_sa_comp_mask comp_mask,
-				 unsigned long timeout_ms, gfp_t gfp_mask,
-				 void (*callback)(int status,
-						  struct ib_sa_mcmember_rec *resp,
-						  void *context),
-				 void *context, struct ib_sa_query **query);
 void ib_mcast_set_query_fn(ib_mcast_query_fn fn);
-void ib_mcast_port_event(struct ib_device *device, u32 port_num,
-			 enum ib_event_type type);
+void ib_mcast_flush(void);
 #endif
 
 #endif /* IB_CORE_SA_H */

@@ -1526,6 +1526,9 @@ static int ib_sa_add_one(struct ib_device *device)
 		if (IS_ERR(port->agent)) {
 			ret = PTR_ERR(port->agent);
 			port->agent = NULL;
+			/* a port without MAD QPs has no SA either */
+			if (ret == -ENODEV || ret == -EPROTONOSUPPORT)
+				continue;
 			goto err;
 		}
 		count++;
@@ -1594,8 +1597,14 @@ int ib_sa_init(void)
 	ret = ib_register_client(&sa_client);
 	if (ret)
 		goto err_wq;
+	/* registered after the SA client, so removed before it */
+	ret = ib_mcast_init();
+	if (ret)
+		goto err_client;
 	return 0;
 
+err_client:
+	ib_unregister_client(&sa_client);
 err_wq:
 	destroy_workqueue(ib_sa_wq);
 	return ret;
@@ -1603,6 +1612,7 @@ err_wq:
 
 void ib_sa_cleanup(void)
 {
+	ib_mcast_cleanup();
 	ib_unregister_client(&sa_client);
 	destroy_workqueue(ib_sa_wq);
 	WARN_ON(!xa_empty(&ib_sa_queries));

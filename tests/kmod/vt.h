@@ -258,6 +258,7 @@ int vt_cmd_bench(struct vt_run *run);
 int vt_cmd_mad(struct vt_run *run);
 int vt_cmd_sa(struct vt_run *run);
 void vt_sa_init(void);
+void vt_sa_remove_dev(struct vt_dev *vdev);
 void vt_sa_exit(void);
 void vt_traffic_remove_dev(struct vt_dev *vdev);
 void vt_traffic_exit(void);

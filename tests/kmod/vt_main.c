@@ -252,6 +252,8 @@ static void vt_remove(struct ib_device *ibdev, void *client_data)
 
 	vt_traffic_remove_dev(vdev);
 	mutex_lock(&vt_run_lock);
+	/* no command runs: nothing joins on the device any more */
+	vt_sa_remove_dev(vdev);
 	/* a traffic start that raced with the first call is caught here */
 	vt_traffic_remove_dev(vdev);
 	mutex_lock(&vt_dev_lock);

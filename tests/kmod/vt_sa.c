@@ -18,6 +18,22 @@
  *   sa service set|get|delete|absent
  *                      a ServiceRecord of a's port registered, read back
  *                      field by field, deleted, no longer found
+ *   sa mcast join U [sendonly]
+ *                      user U (0..3) joins the IPoIB broadcast group
+ *                      ff12:401b:ffff::ffff:ffff (P_Key 0xffff) on a's
+ *                      port as FullMember (or SendOnlyNonMember); the
+ *                      membership stays until "sa mcast free U" (or a's
+ *                      removal); the callback's first status must be 0,
+ *                      the record sane and its AH usable
+ *   sa mcast free U    ends user U's membership
+ *   sa mcast reset U   waits (wait_ms=) for user U's callback to say
+ *                      -ENETRESET and then 0 again (a rejoin)
+ *   sa mcast joined [no]
+ *                      ib_sa_get_mcmember_rec() finds the group (or not)
+ *   sa flood           n= (default 50) PathRecord queries left in flight,
+ *                      for device removal to end them
+ *   sa flood check     every flooded query called back once, with
+ *                      -EINTR (the port went away) or -ETIMEDOUT
  *
  * Queries use timeout_ms= (default 2000) and wait that long plus 10 s for
  * the callback; a callback that never comes is a failure (the query is
@@ -37,6 +53,36 @@
 #define VTS_SERVICE_NAME	"ib_verbs_test sa"
 
 static struct ib_sa_client vts_client;
+
+#define VTS_MC_USERS	4
+#define VTS_MC_LOG	16
+
+/**
+ * struct vts_mc - a membership of "sa mcast", kept between commands
+ * @mc: the membership, NULL if none
+ * @vdev: the device it is on
+ * @log: the statuses its callback was called with, in order
+ * @nlog: how many (may exceed VTS_MC_LOG; later ones are not kept)
+ *
+ * Under vts_mc_lock; the callback also wakes vts_mc_wait.
+ */
+struct vts_mc {
+	struct ib_sa_multicast	*mc;
+	struct vt_dev		*vdev;
+	int			log[VTS_MC_LOG];
+	int			nlog;
+};
+
+/* protects vts_mc */
+static DEFINE_SPINLOCK(vts_mc_lock);
+static DECLARE_WAIT_QUEUE_HEAD(vts_mc_wait);
+static struct vts_mc vts_mc[VTS_MC_USERS];
+
+/* the IPoIB broadcast group of P_Key 0xffff */
+static const u8 vts_bcast_mgid[16] = {
+	0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0,
+	0xff, 0xff, 0xff, 0xff,
+};
 
 /**
  * struct vts_wait - one query and what its callback said
@@ -133,8 +179,10 @@ static bool vts_wait_cb(struct vt_run *run, struct vts_wait *w, int id,
 static bool vts_path(struct vt_run *run, struct vt_side *s, struct vt_side *d,
 		     ib_sa_comp_mask mask, int numb_path, struct vts_wait *w)
 {
+	unsigned long start = jiffies;
 	struct sa_path_rec rec = {};
 	struct ib_sa_query *query;
+	bool ok;
 	int id;
 
 	rec.sgid = s->gid;
@@ -151,7 +199,10 @@ static bool vts_path(struct vt_run *run, struct vt_side *s, struct vt_side *d,
 		vts_wait_put(w);
 		return true;
 	}
-	return vts_wait_cb(run, w, id, query);
+	ok = vts_wait_cb(run, w, id, query);
+	vt_out(run, "# query %d: status %d after %u ms", id, w->status,
+	       jiffies_to_msecs(jiffies - start));
+	return ok;
 }
 
 static void vts_print_path(struct vt_run *run, const char *tag,
@@ -475,6 +526,266 @@ static void vts_cmd_service(struct vt_run *run, struct vt_side *a,
 	vts_wait_put(w);
 }
 
+static int vts_mc_cb(int status, struct ib_sa_multicast *multicast)
+{
+	struct vts_mc *u = multicast->context;
+	unsigned long flags;
+
+	spin_lock_irqsave(&vts_mc_lock, flags);
+	if (u->nlog < VTS_MC_LOG)
+		u->log[u->nlog] = status;
+	u->nlog++;
+	spin_unlock_irqrestore(&vts_mc_lock, flags);
+	wake_up_all(&vts_mc_wait);
+	return 0;
+}
+
+/* the n-th status of user @u's callback, or 1 if there is none yet */
+static int vts_mc_status(struct vts_mc *u, int n)
+{
+	int ret = 1;
+
+	spin_lock_irq(&vts_mc_lock);
+	if (n < u->nlog && n < VTS_MC_LOG)
+		ret = u->log[n];
+	spin_unlock_irq(&vts_mc_lock);
+	return ret;
+}
+
+/* Wait for user @u's n-th callback; gives up when the device goes. */
+static bool vts_mc_wait_status(struct vt_run *run, struct vts_mc *u, int n)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(run->wait_ms);
+
+	while (!vt_aborted(run)) {
+		if (wait_event_timeout(vts_mc_wait, vts_mc_status(u, n) != 1,
+				       HZ / 10))
+			return true;
+		if (time_after(jiffies, end))
+			break;
+	}
+	return false;
+}
+
+static void vts_mc_check_rec(struct vt_run *run, struct vt_side *a,
+			     struct ib_sa_mcmember_rec *rec)
+{
+	struct ib_sa_mcmember_rec cached;
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah;
+	int ret;
+
+	vt_out(run, "# mcmember mlid 0x%04x qkey 0x%08x pkey 0x%04x mtu %u",
+	       be16_to_cpu(rec->mlid), be32_to_cpu(rec->qkey),
+	       be16_to_cpu(rec->pkey), rec->mtu);
+	vt_out(run, "# mcmember rate %u sl %u hop_limit %u scope %u join_state %u",
+	       rec->rate, rec->sl, rec->hop_limit, rec->scope,
+	       rec->join_state);
+	if (be16_to_cpu(rec->mlid) < 0xc000 || be16_to_cpu(rec->mlid) == 0xffff)
+		vt_why(run, "MLID 0x%04x is not multicast", be16_to_cpu(rec->mlid));
+	if (memcmp(rec->mgid.raw, vts_bcast_mgid, 16) ||
+	    memcmp(&rec->port_gid, &a->gid, 16))
+		vt_why(run, "MGID %pI6 port GID %pI6", rec->mgid.raw,
+		       rec->port_gid.raw);
+	vt_result(run, "sa mcast: the SA's record of the group");
+
+	ret = ib_sa_get_mcmember_rec(a->dev, a->port, &rec->mgid, &cached);
+	if (ret)
+		vt_why(run, "ib_sa_get_mcmember_rec: %d", ret);
+	else if (cached.mlid != rec->mlid || cached.qkey != rec->qkey)
+		vt_why(run, "ib_sa_get_mcmember_rec: MLID 0x%04x Q_Key 0x%x",
+		       be16_to_cpu(cached.mlid), be32_to_cpu(cached.qkey));
+	vt_result(run, "sa mcast: ib_sa_get_mcmember_rec() has it");
+
+	ret = ib_init_ah_from_mcmember(a->dev, a->port, rec, &attr);
+	if (ret)
+		vt_why(run, "ib_init_ah_from_mcmember: %d", ret);
+	else if (attr.dlid != be16_to_cpu(rec->mlid) ||
+		 !(attr.ah_flags & IB_AH_GRH) ||
+		 memcmp(&attr.grh.dgid, &rec->mgid, 16) || attr.grh.sgid_index)
+		vt_why(run, "AH: dlid 0x%x flags %u dgid %pI6 sgid_index %u",
+		       attr.dlid, attr.ah_flags, attr.grh.dgid.raw,
+		       attr.grh.sgid_index);
+	if (!ret && !run->why[0]) {
+		ah = rdma_create_ah(a->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+		if (IS_ERR(ah))
+			vt_why(run, "rdma_create_ah: %ld", PTR_ERR(ah));
+		else
+			rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	}
+	vt_result(run, "sa mcast: ib_init_ah_from_mcmember() makes an AH");
+}
+
+static void vts_mc_free(struct vts_mc *u)
+{
+	struct ib_sa_multicast *mc;
+
+	spin_lock_irq(&vts_mc_lock);
+	mc = u->mc;
+	u->mc = NULL;
+	u->vdev = NULL;
+	spin_unlock_irq(&vts_mc_lock);
+	if (mc)
+		ib_sa_free_multicast(mc);
+}
+
+static void vts_cmd_mcast(struct vt_run *run, struct vt_side *a)
+{
+	const char *what = run->argv[1];
+	struct ib_sa_mcmember_rec rec = {};
+	struct ib_sa_multicast *mc;
+	unsigned int n;
+	struct vts_mc *u = NULL;
+	int ret, i;
+
+	if (run->argc >= 3 && !kstrtouint(run->argv[2], 0, &n) &&
+	    n < VTS_MC_USERS)
+		u = &vts_mc[n];
+	memcpy(rec.mgid.raw, vts_bcast_mgid, 16);
+
+	if (!strcmp(what, "joined")) {
+		struct ib_sa_mcmember_rec got;
+		bool no = run->argc == 3 && !strcmp(run->argv[2], "no");
+
+		ret = ib_sa_get_mcmember_rec(a->dev, a->port, &rec.mgid, &got);
+		vt_check(run, no ? ret == -EADDRNOTAVAIL : !ret,
+			 "sa mcast joined: ib_sa_get_mcmember_rec() says %d",
+			 ret);
+		return;
+	}
+	if (!u) {
+		vt_check(run, false, "sa mcast %s: which user (0..%d)?", what,
+			 VTS_MC_USERS - 1);
+		return;
+	}
+	if (!strcmp(what, "free")) {
+		vt_check(run, u->mc, "sa mcast free %u: had a membership", n);
+		vts_mc_free(u);
+		return;
+	}
+	if (!strcmp(what, "reset")) {
+		for (i = 0; i < VTS_MC_LOG; i++) {
+			if (!vts_mc_wait_status(run, u, i))
+				break;
+			if (vts_mc_status(u, i) == -ENETRESET)
+				break;
+		}
+		if (i == VTS_MC_LOG || vts_mc_status(u, i) != -ENETRESET)
+			vt_why(run, "no -ENETRESET");
+		else if (!vts_mc_wait_status(run, u, i + 1))
+			vt_why(run, "no callback after -ENETRESET");
+		else if (vts_mc_status(u, i + 1))
+			vt_why(run, "rejoin: status %d", vts_mc_status(u, i + 1));
+		vt_out(run, "# user %u: %d callbacks", n, u->nlog);
+		vt_result(run, "sa mcast reset %u: -ENETRESET, then rejoined",
+			  n);
+		return;
+	}
+	if (strcmp(what, "join") || u->mc) {
+		vt_check(run, false, "sa mcast %s %u: not understood, or joined",
+			 what, n);
+		return;
+	}
+
+	rec.port_gid = a->gid;
+	rec.pkey = cpu_to_be16(0xffff);
+	rec.join_state = BIT(FULLMEMBER_JOIN);
+	if (run->argc == 4 && !strcmp(run->argv[3], "sendonly"))
+		rec.join_state = BIT(SENDONLY_NONMEMBER_JOIN);
+	spin_lock_irq(&vts_mc_lock);
+	u->nlog = 0;
+	spin_unlock_irq(&vts_mc_lock);
+	mc = ib_sa_join_multicast(&vts_client, a->dev, a->port, &rec,
+				  IB_SA_MCMEMBER_REC_MGID |
+				  IB_SA_MCMEMBER_REC_PORT_GID |
+				  IB_SA_MCMEMBER_REC_PKEY |
+				  IB_SA_MCMEMBER_REC_JOIN_STATE,
+				  GFP_KERNEL, vts_mc_cb, u);
+	if (IS_ERR(mc)) {
+		vt_check(run, false, "sa mcast join %u: %ld", n, PTR_ERR(mc));
+		return;
+	}
+	spin_lock_irq(&vts_mc_lock);
+	u->mc = mc;
+	u->vdev = a->vdev;
+	spin_unlock_irq(&vts_mc_lock);
+	if (!vts_mc_wait_status(run, u, 0))
+		vt_why(run, "no callback within %u ms", run->wait_ms);
+	else if (vts_mc_status(u, 0))
+		vt_why(run, "status %d", vts_mc_status(u, 0));
+	if (!vt_result(run, "sa mcast join %u: joined ff12:401b:ffff::ffff:ffff",
+		       n))
+		return;
+	vts_mc_check_rec(run, a, &mc->rec);
+}
+
+/* what "sa flood" left in flight and what came back */
+static atomic_t vts_flood_sent = ATOMIC_INIT(0);
+static atomic_t vts_flood_calls = ATOMIC_INIT(0);
+static atomic_t vts_flood_intr = ATOMIC_INIT(0);
+static atomic_t vts_flood_timedout = ATOMIC_INIT(0);
+
+static void vts_flood_cb(int status, struct sa_path_rec *resp, int num_prs,
+			 void *context)
+{
+	atomic_inc(&vts_flood_calls);
+	if (status == -EINTR)
+		atomic_inc(&vts_flood_intr);
+	else if (status == -ETIMEDOUT)
+		atomic_inc(&vts_flood_timedout);
+}
+
+static void vts_cmd_flood(struct vt_run *run, struct vt_side *a,
+			  struct vt_side *b, bool check)
+{
+	unsigned int i, n = run->n ? min(run->n, 10000U) : 50;
+	struct sa_path_rec rec = {};
+	struct ib_sa_query *query;
+	int id, sent, calls;
+
+	if (check) {
+		sent = atomic_read(&vts_flood_sent);
+		calls = atomic_read(&vts_flood_calls);
+		vt_out(run, "# flood: %d sent, %d callbacks, %d -EINTR, %d -ETIMEDOUT",
+		       sent, calls, atomic_read(&vts_flood_intr),
+		       atomic_read(&vts_flood_timedout));
+		vt_check(run, sent && calls == sent &&
+			 atomic_read(&vts_flood_intr) +
+			 atomic_read(&vts_flood_timedout) == sent,
+			 "sa flood check: each query called back once, with -EINTR or -ETIMEDOUT");
+		return;
+	}
+	rec.sgid = a->gid;
+	rec.dgid = b->gid;
+	rec.numb_path = 1;
+	for (i = 0; i < n; i++) {
+		id = ib_sa_path_rec_get(&vts_client, a->dev, a->port, &rec,
+					IB_SA_PATH_REC_SGID |
+					IB_SA_PATH_REC_DGID |
+					IB_SA_PATH_REC_NUMB_PATH,
+					run->timeout_ms ? run->timeout_ms : 60000,
+					GFP_KERNEL, vts_flood_cb, NULL, &query);
+		if (id < 0)
+			break;
+		atomic_inc(&vts_flood_sent);
+	}
+	vt_check(run, i == n, "sa flood: %u of %u queries in flight (%d)", i,
+		 n, i == n ? 0 : id);
+}
+
+/**
+ * vt_sa_remove_dev - end the memberships on a device going away
+ * @vdev: the device
+ */
+void vt_sa_remove_dev(struct vt_dev *vdev)
+{
+	int i;
+
+	for (i = 0; i < VTS_MC_USERS; i++)
+		if (READ_ONCE(vts_mc[i].vdev) == vdev)
+			vts_mc_free(&vts_mc[i]);
+}
+
 /**
  * vt_cmd_sa - the "sa" command
  * @run: the command
@@ -487,7 +798,7 @@ int vt_cmd_sa(struct vt_run *run)
 	const char *what = run->argc ? run->argv[0] : "";
 	int ret;
 
-	if (!run->argc || run->argc > 2)
+	if (!run->argc || run->argc > 4)
 		return -EINVAL;
 	ret = vt_side_init(run, &a, run->va, false);
 	if (!ret)
@@ -506,6 +817,13 @@ int vt_cmd_sa(struct vt_run *run)
 		vts_cmd_cpi(run, &a);
 	else if (!strcmp(what, "service") && run->argc == 2)
 		vts_cmd_service(run, &a, run->argv[1]);
+	else if (!strcmp(what, "mcast") && run->argc >= 2)
+		vts_cmd_mcast(run, &a);
+	else if (!strcmp(what, "flood") && run->argc == 1)
+		vts_cmd_flood(run, &a, &b, false);
+	else if (!strcmp(what, "flood") && run->argc == 2 &&
+		 !strcmp(run->argv[1], "check"))
+		vts_cmd_flood(run, &a, &b, true);
 	else
 		ret = -EINVAL;
 out:
