@@ -206,21 +206,28 @@ static void mcast_group_put(struct mcast_group *group)
 	struct mcast_port *port = group->port;
 	unsigned long flags;
 
-	if (!refcount_dec_and_lock_irqsave(&group->refcount, &port->lock,
-					   &flags))
+	/* the last reference goes under the lock: lookups never see it */
+	spin_lock_irqsave(&port->lock, flags);
+	if (!refcount_dec_and_test(&group->refcount)) {
+		spin_unlock_irqrestore(&port->lock, flags);
 		return;
+	}
 	rb_erase(&group->node, &port->table);
 	spin_unlock_irqrestore(&port->lock, flags);
 	kfree(group);
 	mcast_port_put(port);
 }
 
-/* Run the group's work after @delay, with a reference for it. */
+/*
+ * Run the group's work after @delay, with a reference for it.  The
+ * caller has a reference (and may hold the port's lock): the one taken
+ * back here is never the last.
+ */
 static void mcast_group_kick(struct mcast_group *group, unsigned long delay)
 {
 	refcount_inc(&group->refcount);
 	if (mod_delayed_work(mcast_wq, &group->work, delay))
-		mcast_group_put(group);	/* it was queued already */
+		refcount_dec(&group->refcount);	/* it was queued already */
 }
 
 static void mcast_member_put(struct mcast_member *member)
@@ -394,8 +401,8 @@ static void mcast_query_done(int status, struct ib_sa_mcmember_rec *rec,
 }
 
 /*
- * Send a Set or Delete for @bits with @rec and @comp_mask.  Caller holds
- * the group lock and marked the group busy; the lock is dropped.
+ * Send a Set or Delete for @bits with @rec and @comp_mask.  The group was
+ * marked busy with that query under its lock; the lock is not held here.
  */
 static void mcast_send(struct mcast_group *group, u8 method, u8 bits,
 		       struct ib_sa_mcmember_rec *rec,
@@ -406,12 +413,8 @@ static void mcast_send(struct mcast_group *group, u8 method, u8 bits,
 	struct ib_sa_query *query;
 	int id;
 
-	group->query_method = method;
-	group->query_bits = bits;
 	rec->join_state = bits;
-	refcount_inc(&group->refcount);
-	spin_unlock_irq(&group->lock);
-
+	refcount_inc(&group->refcount);		/* the query's */
 	id = READ_ONCE(mcast_query)(&mcast_sa_client, port->device,
 				    port->port_num, method, rec,
 				    comp_mask | IB_SA_MCMEMBER_REC_JOIN_STATE,
@@ -419,7 +422,7 @@ static void mcast_send(struct mcast_group *group, u8 method, u8 bits,
 				    mcast_query_done, group, &query);
 	spin_lock_irq(&group->lock);
 	if (id >= 0) {
-		/* unless it already ended */
+		/* for cancelling, unless it already ended */
 		if (group->busy) {
 			group->query_id = id;
 			group->query = query;
@@ -449,6 +452,7 @@ static void mcast_send(struct mcast_group *group, u8 method, u8 bits,
  */
 static void mcast_tell(struct mcast_group *group, struct mcast_member *member,
 		       int status)
+	__must_hold(&group->lock)
 {
 	int ret;
 
@@ -492,8 +496,8 @@ static void mcast_group_work(struct work_struct *work)
 	struct ib_sa_mcmember_rec rec;
 	struct mcast_member *member;
 	ib_sa_comp_mask comp_mask;
+	u8 bit, leave, method = 0;
 	bool active;
-	u8 bit, leave;
 	int status;
 
 	spin_lock_irq(&group->lock);
@@ -538,10 +542,9 @@ static void mcast_group_work(struct work_struct *work)
 						  struct mcast_member, list);
 			rec = member->multicast.rec;
 			comp_mask = member->multicast.comp_mask;
-			group->busy = true;
-			mcast_send(group, IB_MGMT_METHOD_SET, member->join_bit,
-				   &rec, comp_mask);
-			goto out;
+			method = IB_MGMT_METHOD_SET;
+			bit = member->join_bit;
+			break;
 		}
 		leave = 0;
 		for (bit = 1; bit < BIT(NUM_JOIN_MEMBERSHIP_TYPES); bit <<= 1)
@@ -550,19 +553,25 @@ static void mcast_group_work(struct work_struct *work)
 				leave |= bit;
 		if (leave && active) {
 			rec = group->rec;
-			group->busy = true;
-			mcast_send(group, IB_SA_METHOD_DELETE, leave, &rec,
-				   IB_SA_MCMEMBER_REC_MGID |
-				   IB_SA_MCMEMBER_REC_PORT_GID);
-			goto out;
+			comp_mask = IB_SA_MCMEMBER_REC_MGID |
+				    IB_SA_MCMEMBER_REC_PORT_GID;
+			method = IB_SA_METHOD_DELETE;
+			bit = leave;
+			break;
 		}
 		/* the port is down: the SA has lost it anyway */
-		if (leave)
-			group->join_state &= ~leave;
+		group->join_state &= ~leave;
 		break;
 	}
+	if (method) {
+		group->busy = true;
+		group->query = NULL;
+		group->query_method = method;
+		group->query_bits = bit;
+	}
 	spin_unlock_irq(&group->lock);
-out:
+	if (method)
+		mcast_send(group, method, bit, &rec, comp_mask);
 	mcast_group_put(group);		/* the work's reference */
 }
 
@@ -740,7 +749,7 @@ static void mcast_port_reset(struct mcast_port *port, bool active,
 			group->retries = MCAST_RETRIES;
 		}
 		spin_unlock(&group->lock);
-		/* with the port lock held this never drops the last reference */
+		/* a group in the table is referenced: kicking it is safe */
 		mcast_group_kick(group, 0);
 	}
 	spin_unlock_irqrestore(&port->lock, flags);
