@@ -981,41 +981,20 @@ out_put:
 	return ret;
 }
 
-static int nldev_res_qp_dumpit(struct sk_buff *skb,
-			       struct netlink_callback *cb)
-{
-	return nldev_res_dumpit(skb, cb, RDMA_RESTRACK_QP);
+/* nldev_res_<name>_dumpit(): the dump of one kind of tracked object */
+#define NLDEV_RES_DUMPIT(name, type)					\
+static int nldev_res_##name##_dumpit(struct sk_buff *skb,		\
+				     struct netlink_callback *cb)	\
+{									\
+	return nldev_res_dumpit(skb, cb, type);				\
 }
 
-static int nldev_res_cq_dumpit(struct sk_buff *skb,
-			       struct netlink_callback *cb)
-{
-	return nldev_res_dumpit(skb, cb, RDMA_RESTRACK_CQ);
-}
-
-static int nldev_res_mr_dumpit(struct sk_buff *skb,
-			       struct netlink_callback *cb)
-{
-	return nldev_res_dumpit(skb, cb, RDMA_RESTRACK_MR);
-}
-
-static int nldev_res_pd_dumpit(struct sk_buff *skb,
-			       struct netlink_callback *cb)
-{
-	return nldev_res_dumpit(skb, cb, RDMA_RESTRACK_PD);
-}
-
-static int nldev_res_ctx_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
-{
-	return nldev_res_dumpit(skb, cb, RDMA_RESTRACK_CTX);
-}
-
-static int nldev_res_srq_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
-{
-	return nldev_res_dumpit(skb, cb, RDMA_RESTRACK_SRQ);
-}
+NLDEV_RES_DUMPIT(qp, RDMA_RESTRACK_QP);
+NLDEV_RES_DUMPIT(cq, RDMA_RESTRACK_CQ);
+NLDEV_RES_DUMPIT(mr, RDMA_RESTRACK_MR);
+NLDEV_RES_DUMPIT(pd, RDMA_RESTRACK_PD);
+NLDEV_RES_DUMPIT(ctx, RDMA_RESTRACK_CTX);
+NLDEV_RES_DUMPIT(srq, RDMA_RESTRACK_SRQ);
 
 static const struct rdma_nl_cbs nldev_cbs[RDMA_NLDEV_NUM_OPS] = {
 	[RDMA_NLDEV_CMD_GET] = {

@@ -29,19 +29,26 @@ static void uverbs_uevent_handler(struct ib_event *event, void *context)
 	ib_uverbs_object_event(context, event->event);
 }
 
+/*
+ * The end of a QP's or SRQ's destroy, whose result was @ret: once the
+ * object is gone, its queued async events are forgotten.
+ */
+static int uverbs_uevent_destroyed(struct ib_uobject *uobj, int ret)
+{
+	struct ib_uevent_object *uevent =
+		container_of(uobj, struct ib_uevent_object, uobject);
+
+	if (!ret)
+		ib_uverbs_object_forget_events(uevent);
+	return ret;
+}
+
 static int uverbs_free_qp(struct ib_uobject *uobj,
 			  enum uverbs_remove_reason why,
 			  struct ib_udata *udata)
 {
-	struct ib_uevent_object *uevent =
-		container_of(uobj, struct ib_uevent_object, uobject);
-	int ret;
-
-	ret = ib_destroy_qp_user(uobj->object, udata);
-	if (ret)
-		return ret;
-	ib_uverbs_object_forget_events(uevent);
-	return 0;
+	return uverbs_uevent_destroyed(uobj,
+				       ib_destroy_qp_user(uobj->object, udata));
 }
 
 const struct uverbs_obj_type uverbs_type_qp = {
@@ -54,16 +61,9 @@ static int uverbs_free_srq(struct ib_uobject *uobj,
 			   enum uverbs_remove_reason why,
 			   struct ib_udata *udata)
 {
-	struct ib_uevent_object *uevent =
-		container_of(uobj, struct ib_uevent_object, uobject);
-	int ret;
-
 	/* -EBUSY while a QP uses it */
-	ret = ib_destroy_srq_user(uobj->object, udata);
-	if (ret)
-		return ret;
-	ib_uverbs_object_forget_events(uevent);
-	return 0;
+	return uverbs_uevent_destroyed(uobj,
+				       ib_destroy_srq_user(uobj->object, udata));
 }
 
 const struct uverbs_obj_type uverbs_type_srq = {
