@@ -26,7 +26,7 @@ IBSTACK_CONFIG := CONFIG_INFINIBAND=m CONFIG_INFINIBAND_VMLX=m \
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(IBSTACK_CONFIG)
 
-.PHONY: all modules user check test demo bench deps modules_install clean \
+.PHONY: all modules user check test demo shell bench deps modules_install clean \
 	have-kdir
 
 all: modules
@@ -57,6 +57,11 @@ test: deps
 demo: deps
 	+$(MAKE) -f $(firstword $(MAKEFILE_LIST)) modules
 	+scripts/demo.sh
+
+# An interactive guest with the stack loaded and the fabric up.
+shell: deps
+	+$(MAKE) -f $(firstword $(MAKEFILE_LIST)) modules
+	+tests/vm/vm-run.sh --smp 2 --mem 2048 --shell scripts/shell-guest.sh
 
 # Not part of test: tests/bench/README.rst.
 bench: modules

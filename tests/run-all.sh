@@ -35,7 +35,7 @@ run_stage() {	# run_stage NAME COMMAND...
 }
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(abi build kunit vm)
+[ ${#stages[@]} -gt 0 ] || stages=(abi build kunit vm shell)
 
 for stage in "${stages[@]}"; do
 	case $stage in
@@ -52,6 +52,7 @@ for stage in "${stages[@]}"; do
 				tests/vm/vm-run.sh "${opts[@]}" "$scenario"
 		done
 		;;
+	shell)	run_stage shell tests/vm/selftest-shell.sh ;;
 	*)	echo "run-all.sh: unknown stage '$stage'" >&2; exit 2 ;;
 	esac
 done

@@ -14,6 +14,8 @@
 #      host-side depmod) over the guest's /lib/modules/$KVER,
 #   4. bring up lo and the virtio-net links to the other guests,
 #   5. run the scenario with bash, output appended to /run/vm/g$INDEX/output,
+#      and with vm-run.sh --shell then hand the console to an interactive
+#      shell,
 #   6. save dmesg, the taint mask and the exit status next to it, power off.
 #
 # This script never runs the host's init system.  Any error ends in a power
@@ -176,6 +178,26 @@ if [[ $rc -eq 124 || $rc -eq 137 ]]; then
 	echo "$budget" >"$OUT/killed"
 	# Show where things are stuck: blocked tasks' stacks go to dmesg.
 	echo w >/proc/sysrq-trigger || true
+fi
+
+# --- 5b. the interactive shell (vm-run.sh --shell) -----------------------------
+# The set-up's output went to the output file: show it, then a login shell
+# on the console with job control, as long as the user wants.  The shell
+# runs in the set-up's working directory, the repository.
+if [[ ${VM_SHELL:-0} == 1 ]]; then
+	cat "$OUT/output" >/dev/ttyS0 || true
+	log "shell on ttyS0; exit it to power the guest off"
+	set +e
+	# (no bracketed paste: it litters a serial console with escapes)
+	printf '%s\n' "PS1='rdmavm:\\w# '" \
+		"bind 'set enable-bracketed-paste off'" >/root/.vmshellrc
+	(
+		cd "$REPO"
+		export HOME=/root USER=root LOGNAME=root SHELL=/bin/bash \
+			TERM=$VM_TERM LANG=C.UTF-8 KVER REPO
+		exec setsid -c bash --rcfile /root/.vmshellrc -i
+	) </dev/ttyS0 >/dev/ttyS0 2>&1
+	set -e
 fi
 
 # --- 6. results ------------------------------------------------------------------

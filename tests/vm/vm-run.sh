@@ -16,6 +16,9 @@
 #                         other modules for guest I only (e.g. "none" to run
 #                         Debian's in-tree RDMA stack there as a reference peer)
 #   --console             also stream the guests' serial consoles to stderr
+#   --shell               one guest: after SCENARIO (the set-up), an
+#                         interactive root shell on this terminal; the guest
+#                         powers off when it exits (no --timeout then)
 #
 # Environment: KVER (default: newest /boot/vmlinuz-6.1.*-amd64),
 # RDMA_CACHE (default ~/.cache/rdma-stack), VM_KEEP_RUNS (runs kept, 5),
@@ -40,7 +43,7 @@ die() {
 }
 
 # --- options -------------------------------------------------------------------
-guests=1 timeout=300 mem=1024 smp='' console=0
+guests=1 timeout=300 mem=1024 smp='' console=0 shell=0
 modules=$REPO
 declare -A guest_modules=()
 while [[ $# -gt 0 ]]; do
@@ -69,6 +72,7 @@ while [[ $# -gt 0 ]]; do
 		guest_modules[${val%%=*}]=${val#*=}
 		;;
 	--console) console=1 ;;
+	--shell) shell=1 ;;
 	-h | --help) usage ;;
 	--) shift; break ;;
 	-*) die "unknown option $opt (see --help)" ;;
@@ -85,6 +89,7 @@ for n in guests timeout mem; do
 	[[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "--$n must be a positive integer"
 done
 ((guests <= 8)) || die "at most 8 guests (2 host cores)"
+((!shell || guests == 1)) || die "--shell wants one guest"
 # Measured on the 2-core host (shared with builds): one guest is 0.3-0.6 s
 # faster per run with 1 vCPU than with 2 (MTTCG); two 2-vCPU guests
 # oversubscribe the host (15-17 s against 9 s for the two-guest self-check).
@@ -350,25 +355,38 @@ for ((i = 0; i < guests; i++)); do
 		[[ ${#scenario_args[@]} -eq 0 ]] || printf ' %q' "${scenario_args[@]}"
 		printf ' )\n'
 		printf 'VM_LINK_SPECS=(%s )\n' "${link_specs[i]}"
+		printf 'VM_SHELL=%q\nVM_TERM=%q\n' "$shell" "${TERM:-vt100}"
 	} >"$g/env.sh"
 	: >"$g/output"
 
-	# shellcheck disable=SC2086 # net_args holds several words on purpose
-	timeout -k 5 "$timeout" qemu-system-x86_64 \
-		-accel tcg -machine q35 -cpu "${VM_CPU:-max}" -smp "$smp" -m "$mem" \
-		-nodefaults -no-user-config -nographic -monitor none \
-		-serial "file:$g/console.log" -no-reboot \
-		-kernel "$kernel" -initrd "$initramfs" \
-		-append "$cmdline ${VM_APPEND:-} rdmavm.index=$i" \
-		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-		-virtfs "local,path=$RUN,mount_tag=vmrun,security_model=none" \
-		${net_args[i]} ${VM_QEMU_ARGS:-} \
-		</dev/null >"$g/qemu.log" 2>&1 &
+	qemu=(qemu-system-x86_64
+		-accel tcg -machine q35 -cpu "${VM_CPU:-max}" -smp "$smp" -m "$mem"
+		-nodefaults -no-user-config -nographic -monitor none -no-reboot
+		-kernel "$kernel" -initrd "$initramfs"
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+		-virtfs "local,path=$RUN,mount_tag=vmrun,security_model=none")
+	# shellcheck disable=SC2206 # net_args holds several words on purpose
+	qemu+=(${net_args[i]} ${VM_QEMU_ARGS:-})
+	if ((shell)); then
+		# The console is this terminal (Ctrl-C goes to the guest), and
+		# is logged for the verdict; kernel messages below warnings
+		# stay out of the way of the shell.  (<&0: a background job
+		# would otherwise read /dev/null.)
+		"${qemu[@]}" -append "$cmdline loglevel=4 ${VM_APPEND:-} rdmavm.index=$i" \
+			-chardev "stdio,id=con,signal=off,logfile=$g/console.log" \
+			-serial chardev:con <&0 2>"$g/qemu.log" &
+	else
+		timeout -k 5 "$timeout" "${qemu[@]}" \
+			-append "$cmdline ${VM_APPEND:-} rdmavm.index=$i" \
+			-serial "file:$g/console.log" \
+			</dev/null >"$g/qemu.log" 2>&1 &
+	fi
 	qemu_pids[i]=$!
 
 	prefix=""
 	((guests == 1)) || prefix="[vm$i] "
-	start_stream "$g/output" "${qemu_pids[i]}" "$prefix"
+	# (with --shell the set-up's output reaches the console itself)
+	((shell)) || start_stream "$g/output" "${qemu_pids[i]}" "$prefix"
 	if ((console)); then
 		start_stream "$g/console.log" "${qemu_pids[i]}" "[vm$i console] " >&2
 	fi

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftest-shell.sh - make shell works: the guest boots with the stack
+# loaded and the fabric up, hands its console to an interactive shell,
+# runs what is typed there, and powers off when the shell exits.
+#
+# The check types into the console as a user would, but only once the
+# prompt is there: a serial line drops what arrives before a program
+# reads it.  TAP on stdout.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+. "$here/tap.sh"
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# upto PATTERN SEC: read the console into $log until its text matches the
+# extended regular expression PATTERN (which may end without a newline,
+# as a prompt does); status 1 after SEC seconds or at its end
+upto() {
+	local deadline=$((SECONDS + $2)) c text=
+	while ((SECONDS < deadline)); do
+		IFS= read -r -N 1 -t 5 c <&"${VM[0]}" || {
+			kill -0 "$vm_pid" 2>/dev/null || return 1
+			continue
+		}
+		printf '%s' "$c" >>"$log"
+		text+=$c
+		[[ $text =~ $1 ]] && return 0
+		[[ $c == $'\n' ]] && text=
+	done
+	return 1
+}
+
+coproc VM { "$repo/tests/vm/vm-run.sh" --smp 2 --mem 2048 --timeout 300 \
+	--shell "$repo/scripts/shell-guest.sh" 2>&1; }
+vm_pid=$VM_PID
+upto 'rdmavm:[^#]*# $' 300
+tap_ok $? "make shell: the set-up ran and a root prompt came" ||
+	tap_diag "$(tail -n 30 "$log")"
+tap_like "the set-up: 2 of 2 ports ACTIVE" "$(cat "$log")" "2 of 2 ports ACTIVE"
+
+printf 'echo "active=$(ibstat vmlx1 | grep -c "State: Active") sum=$((40 + 2))"\n' >&"${VM[1]}"
+upto 'sum=42' 60
+tap_ok $? "a command typed at the prompt runs in the guest"
+tap_like "ibstat in the guest: vmlx1 Active" "$(cat "$log")" "active=1 sum=42"
+
+printf 'exit\n' >&"${VM[1]}"
+upto '[0-9]+ passed, [0-9]+ failed' 120
+tap_ok $? "exit powers the guest off and vm-run reports it" ||
+	tap_diag "$(tail -n 20 "$log")"
+tap_like "the guest was clean" "$(cat "$log")" "ok - vm0: scenario exit 0, dmesg clean"
+wait "$vm_pid" 2>/dev/null
+tap_done
