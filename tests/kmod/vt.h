@@ -13,6 +13,8 @@
  *   vt_loop.c     create/destroy loops and resource-tracking balance
  *   vt_traffic.c  background traffic (for device removal under load) and
  *                 the bandwidth benchmark
+ *   vt_mad.c      the MAD layer
+ *   vt_cm.c       the IB connection manager
  */
 #ifndef VT_H
 #define VT_H
@@ -252,6 +254,9 @@ int vt_cmd_loop(struct vt_run *run);
 int vt_cmd_traffic(struct vt_run *run);
 int vt_cmd_bench(struct vt_run *run);
 int vt_cmd_mad(struct vt_run *run);
+int vt_cmd_cm(struct vt_run *run);
+void vt_cm_remove_dev(struct vt_dev *vdev);
+void vt_cm_exit(void);
 void vt_traffic_remove_dev(struct vt_dev *vdev);
 void vt_traffic_exit(void);
 

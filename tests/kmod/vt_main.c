@@ -19,6 +19,8 @@
  *   loop [n=N]                               create/destroy balance
  *   traffic start|stop|status                background RC traffic
  *   bench [secs=N]                           RC WRITE vs memcpy bandwidth
+ *   mad [CASE]...                            the MAD layer (vt_mad.c)
+ *   cm [CASE]... | hold | check N | release  the IB CM (vt_cm.c)
  */
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
@@ -252,6 +254,7 @@ static void vt_remove(struct ib_device *ibdev, void *client_data)
 	mutex_lock(&vt_run_lock);
 	/* a traffic start that raced with the first call is caught here */
 	vt_traffic_remove_dev(vdev);
+	vt_cm_remove_dev(vdev);
 	mutex_lock(&vt_dev_lock);
 	list_del(&vdev->list);
 	mutex_unlock(&vt_dev_lock);
@@ -324,6 +327,7 @@ static const struct vt_cmd vt_cmds[] = {
 	{ "traffic", vt_cmd_traffic, true },
 	{ "bench", vt_cmd_bench },
 	{ "mad", vt_cmd_mad },
+	{ "cm", vt_cmd_cm },
 };
 
 static int vt_parse_uint(const char *val, unsigned int *out)
@@ -537,6 +541,9 @@ static void __exit vt_exit(void)
 {
 	/* waits for a command in progress; no new one can start */
 	debugfs_remove_recursive(vt_debugfs);
+	mutex_lock(&vt_run_lock);
+	vt_cm_exit();
+	mutex_unlock(&vt_run_lock);
 	ib_unregister_client(&vt_client);
 	vt_traffic_exit();
 	kvfree(vt_last);
