@@ -493,8 +493,8 @@ static int cm_req_check(struct cm_work *work, u16 *pkey_index)
 
 	cm_path_from_req(&req->primary, pkey, mtu, req->service_id,
 			 &work->path[0]);
-	if (cm_path_to_ah_attr(cm_dev, work->port->port_num, &work->path[0],
-			       &ah_attr))
+	if (ib_init_ah_attr_from_path(cm_dev->ib_device, work->port->port_num,
+				      &work->path[0], &ah_attr))
 		return IB_CM_REJ_INVALID_GID;
 	if (cm_req_path_present(&req->alternate))
 		cm_path_from_req(&req->alternate, pkey, mtu, req->service_id,

@@ -496,8 +496,6 @@ int cm_av_from_path(struct cm_device *cm_dev, struct sa_path_rec *path,
 		    struct cm_av *av);
 int cm_av_from_wc(struct cm_port *port, const struct ib_wc *wc,
 		  const struct ib_grh *grh, struct cm_av *av);
-int cm_path_to_ah_attr(struct cm_device *cm_dev, u32 port_num,
-		       struct sa_path_rec *path, struct rdma_ah_attr *ah_attr);
 
 /* cm_msgs.c */
 void cm_path_to_req(const struct sa_path_rec *path, struct cm_req_path *wire,

@@ -3,51 +3,12 @@
  * The CM and the consumer's QP: the attributes of each state transition
  * of a connected QP (ib_cm_init_qp_attr()), what the consumer tells the
  * CM of its QP (ib_cm_notify()), and the addresses both the QP and the
- * CM's own messages use, made from paths and from received MADs.
+ * CM's own messages use, made from paths (ib_init_ah_attr_from_path() of
+ * the SA client) and from received MADs.
  *
  * Locking: the identifier's lock, around reads of the connection.
  */
 #include "cm_priv.h"
-
-/**
- * cm_path_to_ah_attr - the address of a path's destination
- * @cm_dev: the device
- * @port_num: the local port of the path
- * @path: the path (SGID ours, DLID and DGID the other side's)
- * @ah_attr: filled in; with a GRH when the path leaves the subnet
- *	(hop limit above 1)
- *
- * Return: 0, or -EINVAL if the path's SGID is not on @port_num.
- */
-int cm_path_to_ah_attr(struct cm_device *cm_dev, u32 port_num,
-		       struct sa_path_rec *path, struct rdma_ah_attr *ah_attr)
-{
-	struct ib_device *device = cm_dev->ib_device;
-	u16 gid_index;
-	u32 gid_port;
-	u8 lmc = 0;
-
-	memset(ah_attr, 0, sizeof(*ah_attr));
-	ah_attr->type = RDMA_AH_ATTR_TYPE_IB;
-	ah_attr->port_num = port_num;
-	ah_attr->dlid = be16_to_cpu(path->dlid);
-	ah_attr->sl = path->sl;
-	ah_attr->static_rate = path->rate;
-	ib_get_cached_lmc(device, port_num, &lmc);
-	ah_attr->src_path_bits = be16_to_cpu(path->slid) & ((1U << lmc) - 1);
-	if (path->hop_limit <= 1)
-		return 0;
-	if (ib_find_gid(device, &path->sgid, &gid_port, &gid_index) ||
-	    gid_port != port_num)
-		return -EINVAL;
-	ah_attr->ah_flags = IB_AH_GRH;
-	ah_attr->grh.dgid = path->dgid;
-	ah_attr->grh.sgid_index = gid_index;
-	ah_attr->grh.flow_label = be32_to_cpu(path->flow_label);
-	ah_attr->grh.hop_limit = path->hop_limit;
-	ah_attr->grh.traffic_class = path->traffic_class;
-	return 0;
-}
 
 /**
  * cm_av_from_path - the way to the other side of a path
@@ -74,7 +35,8 @@ int cm_av_from_path(struct cm_device *cm_dev, struct sa_path_rec *path,
 			   be16_to_cpu(path->pkey), &av->pkey_index);
 	if (ret)
 		return ret;
-	ret = cm_path_to_ah_attr(cm_dev, port_num, path, &av->ah_attr);
+	ret = ib_init_ah_attr_from_path(cm_dev->ib_device, port_num, path,
+					&av->ah_attr);
 	if (ret)
 		return ret;
 	av->port = &cm_dev->port[port_num - 1];
@@ -149,8 +111,9 @@ static int cm_init_qp_rtr_attr(struct cm_id_private *cm_id,
 	default:
 		return -EINVAL;
 	}
-	ret = cm_path_to_ah_attr(cm_id->cm_dev, cm_id->av.port->port_num,
-				 &cm_id->path, &qp_attr->ah_attr);
+	ret = ib_init_ah_attr_from_path(cm_id->cm_dev->ib_device,
+					cm_id->av.port->port_num, &cm_id->path,
+					&qp_attr->ah_attr);
 	if (ret)
 		return ret;
 	*qp_attr_mask = IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
