@@ -4,9 +4,9 @@
  * and the communication identifiers (include/rdma/ib_cm.h).
  *
  * The "cm" client puts a CM agent (class 0x07, version 2, method Send) on
- * QP1 of every port with an IB CM, sets IB_PORT_CM_SUP in the port's
- * CapabilityMask while it is there, and adds the counter files to the
- * port's sysfs directory.  When a device goes away it clears the bit,
+ * QP1 of every port with an IB CM (and a MAD layer), sets IB_PORT_CM_SUP
+ * in the port's CapabilityMask while it is there, and adds the counter
+ * files to the port's sysfs directory.  When a device goes away it clears the bit,
  * unregisters the agents (which ends our sends in flight), ends the
  * timewaits of the device and waits for the work queue; identifiers a
  * consumer still holds then only fail with -ENODEV.
@@ -172,6 +172,9 @@ static int cm_add_one(struct ib_device *ib_device)
 		      RDMA_CORE_CAP_IB_CM))
 			continue;
 		ret = cm_port_open(cm_dev, port);
+		/* a port the MAD layer does not serve has no GSI for us */
+		if (ret == -ENODEV || ret == -EPROTONOSUPPORT)
+			continue;
 		if (ret)
 			goto err;
 		any = true;
