@@ -71,7 +71,7 @@ tap_ok $(( smps1 > smps0 ? 0 : 1 )) \
 	"the switch's SMA answered the hop-1 SubnGet ($smps0 -> $smps1)"
 tap_is "no SMP discarded by the switch" \
 	"$(awk '$1 == "switch" && $2 == "smps" { print $5 }' $fabric)" 0
-tap_check "rmmod ib_verbs_test" rmmod ib_verbs_test
+tap_check "rmmod ib_verbs_test" modprobe -r ib_verbs_test
 
 # --- the link knob -----------------------------------------------------------------
 echo 0 >$VT_VMLX/vmlx1/port1/link
