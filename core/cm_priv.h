@@ -13,8 +13,8 @@
  *   cm_disconnect.c DREQ, DREP, and LAP/APR answered as not supported
  *   cm_timewait.c   the timewait state and its timer
  *   cm_sidr.c       service ID resolution, SIDR_REQ and SIDR_REP
- *   cm_qp.c         ib_cm_init_qp_attr(), ib_cm_notify(), paths to AHs
- *   cm_msgs.c       paths and timeouts to and from the wire
+ *   cm_qp.c         ib_cm_init_qp_attr(), ib_cm_notify(), addresses
+ *   cm_msgs.c       paths and timeouts to and from the wire, REJ reasons
  *   cm_sysfs.c      the counter files in each port directory
  *
  * Locking.  Three locks, always taken in this order:
@@ -32,11 +32,14 @@
  * reference from ib_create_cm_id() (or from the REQ_RECEIVED event), one
  * per message in flight, one per event being delivered, and short ones
  * of lookups.  ib_destroy_cm_id() drops the consumer's and waits for the
- * others.  Work items waiting in cm.wq never hold one: they carry a local
- * ID and look it up when they run, so a consumer may destroy an
- * identifier from a callback without waiting for the queue.  A
- * cm_device is held by each identifier, work item and timewait of its
- * device, and outlives the device's removal until the last goes.
+ * others.  Work items waiting in cm.wq never hold one: a received MAD
+ * looks its identifier up when it runs, an identifier's own event_work
+ * (errors of its requests, ib_cm_notify()) takes one only when it runs,
+ * and a timewait looks its identifier up by local ID; so a consumer may
+ * destroy an identifier from a callback of another without waiting for
+ * the queue.  A cm_device is held by each identifier, received MAD and
+ * timewait of its device, and outlives the device's removal until the
+ * last goes.
  */
 #ifndef CM_PRIV_H
 #define CM_PRIV_H

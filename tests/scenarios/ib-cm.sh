@@ -26,7 +26,7 @@
 #    ib_cm at once; then again with rmmod vmlx (device removal) first.
 #    rdma res is back at its count, dmesg clean (the harness).
 #
-# vm-run-options: --smp 2 --timeout 400
+# vm-run-options: --smp 2 --timeout 600
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
