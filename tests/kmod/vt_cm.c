@@ -33,6 +33,10 @@
  * "cm check N" reports how many REQs that listener got (N expected);
  * "cm release" destroys them all.  A device's removal and the module's
  * unloading destroy what is held too.
+ *
+ * Locking: a log's spinlock guards its events (the callbacks add, the
+ * command reads); what is held is guarded by vt_run_lock, which every
+ * command and the device removal take.
  */
 #include <linux/delay.h>
 #include <linux/jiffies.h>
