@@ -425,10 +425,12 @@ static int nldev_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 }
 
 /*
- * RDMA_NLDEV_CMD_GET dump: every device, one per message.  cb->args[0]:
- * the index of the next device.
+ * A dump of every device, one message each filled by @fill.
+ * cb->args[0]: the index of the next device.
  */
-static int nldev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+static int nldev_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
+			      int (*fill)(struct sk_buff *skb,
+					  struct ib_device *device))
 {
 	unsigned long index = cb->args[0];
 	struct ib_device *device;
@@ -438,7 +440,7 @@ static int nldev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	while ((device = ib_device_get_next(&index))) {
 		nlh = nldev_put_hdr(skb, NETLINK_CB(cb->skb).portid, cb->nlh,
 				    NLM_F_MULTI);
-		ret = nlh ? nldev_put_dev(skb, device) : -EMSGSIZE;
+		ret = nlh ? fill(skb, device) : -EMSGSIZE;
 		ib_device_put(device);
 		if (ret) {
 			if (nlh)
@@ -450,6 +452,11 @@ static int nldev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	cb->args[0] = index;
 	return skb->len;
+}
+
+static int nldev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return nldev_dump_devices(skb, cb, nldev_put_dev);
 }
 
 static int nldev_fill_port(struct sk_buff *msg,
@@ -883,30 +890,11 @@ static int nldev_res_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			  nldev_fill_res_summary);
 }
 
-/* RES_GET dump: the summary of every device.  cb->args[0]: next index. */
+/* RES_GET dump: the summary of every device */
 static int nldev_res_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	unsigned long index = cb->args[0];
-	struct ib_device *device;
-	struct nlmsghdr *nlh;
-	int ret;
-
-	while ((device = ib_device_get_next(&index))) {
-		nlh = nldev_put_hdr(skb, NETLINK_CB(cb->skb).portid, cb->nlh,
-				    NLM_F_MULTI);
-		ret = nlh ? nldev_put_res_summary(skb, device) : -EMSGSIZE;
-		ib_device_put(device);
-		if (ret) {
-			if (nlh)
-				nlmsg_cancel(skb, nlh);
-			break;
-		}
-		nlmsg_end(skb, nlh);
-		index++;
-	}
-	cb->args[0] = index;
-	return skb->len;
+	return nldev_dump_devices(skb, cb, nldev_put_res_summary);
 }
 
 /*

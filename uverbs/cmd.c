@@ -1049,38 +1049,72 @@ ssize_t ib_uverbs_write_cmd(struct ib_uverbs_file *ufile,
 /* ------------------------------------------------------------------ */
 
 static const struct uverbs_ioctl_method uverbs_device_methods[] = {
-	UVERBS_IOCTL_UDATA_METHOD(UVERBS_METHOD_INVOKE_WRITE,
-				  uverbs_ioctl_invoke_write,
-				  uverbs_invoke_write_specs),
-	UVERBS_IOCTL_UDATA_METHOD(UVERBS_METHOD_GET_CONTEXT,
-				  uverbs_ioctl_get_context,
-				  uverbs_get_context_specs),
-	UVERBS_IOCTL_METHOD(UVERBS_METHOD_QUERY_PORT, uverbs_ioctl_query_port,
-			    uverbs_query_port_specs),
-	UVERBS_IOCTL_METHOD(UVERBS_METHOD_QUERY_GID_ENTRY,
-			    uverbs_ioctl_query_gid_entry,
-			    uverbs_query_gid_entry_specs),
-	UVERBS_IOCTL_METHOD(UVERBS_METHOD_QUERY_GID_TABLE,
-			    uverbs_ioctl_query_gid_table,
-			    uverbs_query_gid_table_specs),
+	{
+		.method_id = UVERBS_METHOD_INVOKE_WRITE,
+		.has_udata = true,
+		.handler = uverbs_ioctl_invoke_write,
+		.specs = uverbs_invoke_write_specs,
+		.num_specs = ARRAY_SIZE(uverbs_invoke_write_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_GET_CONTEXT,
+		.has_udata = true,
+		.handler = uverbs_ioctl_get_context,
+		.specs = uverbs_get_context_specs,
+		.num_specs = ARRAY_SIZE(uverbs_get_context_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_QUERY_PORT,
+		.handler = uverbs_ioctl_query_port,
+		.specs = uverbs_query_port_specs,
+		.num_specs = ARRAY_SIZE(uverbs_query_port_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_QUERY_GID_ENTRY,
+		.handler = uverbs_ioctl_query_gid_entry,
+		.specs = uverbs_query_gid_entry_specs,
+		.num_specs = ARRAY_SIZE(uverbs_query_gid_entry_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_QUERY_GID_TABLE,
+		.handler = uverbs_ioctl_query_gid_table,
+		.specs = uverbs_query_gid_table_specs,
+		.num_specs = ARRAY_SIZE(uverbs_query_gid_table_specs),
+	},
 };
 
-UVERBS_IOCTL_OBJECT(uverbs_ioctl_object_device, UVERBS_OBJECT_DEVICE,
-		    uverbs_device_methods);
+const struct uverbs_ioctl_object uverbs_ioctl_object_device = {
+	.object_id = UVERBS_OBJECT_DEVICE,
+	.methods = uverbs_device_methods,
+	.num_methods = ARRAY_SIZE(uverbs_device_methods),
+};
 
 static const struct uverbs_ioctl_method uverbs_async_event_methods[] = {
-	UVERBS_IOCTL_METHOD(UVERBS_METHOD_ASYNC_EVENT_ALLOC,
-			    uverbs_ioctl_async_event_alloc,
-			    uverbs_async_event_alloc_specs),
+	{
+		.method_id = UVERBS_METHOD_ASYNC_EVENT_ALLOC,
+		.handler = uverbs_ioctl_async_event_alloc,
+		.specs = uverbs_async_event_alloc_specs,
+		.num_specs = ARRAY_SIZE(uverbs_async_event_alloc_specs),
+	},
 };
 
-UVERBS_IOCTL_OBJECT(uverbs_ioctl_object_async_event, UVERBS_OBJECT_ASYNC_EVENT,
-		    uverbs_async_event_methods);
+const struct uverbs_ioctl_object uverbs_ioctl_object_async_event = {
+	.object_id = UVERBS_OBJECT_ASYNC_EVENT,
+	.methods = uverbs_async_event_methods,
+	.num_methods = ARRAY_SIZE(uverbs_async_event_methods),
+};
 
 static const struct uverbs_ioctl_method uverbs_pd_methods[] = {
-	UVERBS_IOCTL_METHOD(UVERBS_METHOD_PD_DESTROY, uverbs_ioctl_pd_destroy,
-			    uverbs_ioa_destroy_specs),
+	{
+		.method_id = UVERBS_METHOD_PD_DESTROY,
+		.handler = uverbs_ioctl_pd_destroy,
+		.specs = uverbs_ioa_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_ioa_destroy_specs),
+	},
 };
 
-UVERBS_IOCTL_OBJECT(uverbs_ioctl_object_pd, UVERBS_OBJECT_PD,
-		    uverbs_pd_methods);
+const struct uverbs_ioctl_object uverbs_ioctl_object_pd = {
+	.object_id = UVERBS_OBJECT_PD,
+	.methods = uverbs_pd_methods,
+	.num_methods = ARRAY_SIZE(uverbs_pd_methods),
+};

@@ -474,12 +474,23 @@ int uverbs_cmd_req_notify_cq(struct uverbs_cmd_ctx *ctx)
 }
 
 static const struct uverbs_ioctl_method uverbs_cq_methods[] = {
-	UVERBS_IOCTL_UDATA_METHOD(UVERBS_METHOD_CQ_CREATE,
-				  uverbs_ioctl_cq_create,
-				  uverbs_cq_create_specs),
-	UVERBS_IOCTL_METHOD(UVERBS_METHOD_CQ_DESTROY, uverbs_ioctl_cq_destroy,
-			    uverbs_cq_destroy_specs),
+	{
+		.method_id = UVERBS_METHOD_CQ_CREATE,
+		.has_udata = true,
+		.handler = uverbs_ioctl_cq_create,
+		.specs = uverbs_cq_create_specs,
+		.num_specs = ARRAY_SIZE(uverbs_cq_create_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_CQ_DESTROY,
+		.handler = uverbs_ioctl_cq_destroy,
+		.specs = uverbs_cq_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_cq_destroy_specs),
+	},
 };
 
-UVERBS_IOCTL_OBJECT(uverbs_ioctl_object_cq, UVERBS_OBJECT_CQ,
-		    uverbs_cq_methods);
+const struct uverbs_ioctl_object uverbs_ioctl_object_cq = {
+	.object_id = UVERBS_OBJECT_CQ,
+	.methods = uverbs_cq_methods,
+	.num_methods = ARRAY_SIZE(uverbs_cq_methods),
+};

@@ -226,17 +226,31 @@ static int uverbs_ioctl_ah_destroy(struct uverbs_ioctl_call *call)
 /* ------------------------------------------------------------------ */
 
 static const struct uverbs_ioctl_method uverbs_mr_methods[] = {
-	UVERBS_IOCTL_METHOD(UVERBS_METHOD_MR_DESTROY, uverbs_ioctl_mr_destroy,
-			    uverbs_ioa_destroy_specs),
+	{
+		.method_id = UVERBS_METHOD_MR_DESTROY,
+		.handler = uverbs_ioctl_mr_destroy,
+		.specs = uverbs_ioa_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_ioa_destroy_specs),
+	},
 };
 
-UVERBS_IOCTL_OBJECT(uverbs_ioctl_object_mr, UVERBS_OBJECT_MR,
-		    uverbs_mr_methods);
+const struct uverbs_ioctl_object uverbs_ioctl_object_mr = {
+	.object_id = UVERBS_OBJECT_MR,
+	.methods = uverbs_mr_methods,
+	.num_methods = ARRAY_SIZE(uverbs_mr_methods),
+};
 
 static const struct uverbs_ioctl_method uverbs_ah_methods[] = {
-	UVERBS_IOCTL_METHOD(UVERBS_METHOD_AH_DESTROY, uverbs_ioctl_ah_destroy,
-			    uverbs_ioa_destroy_specs),
+	{
+		.method_id = UVERBS_METHOD_AH_DESTROY,
+		.handler = uverbs_ioctl_ah_destroy,
+		.specs = uverbs_ioa_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_ioa_destroy_specs),
+	},
 };
 
-UVERBS_IOCTL_OBJECT(uverbs_ioctl_object_ah, UVERBS_OBJECT_AH,
-		    uverbs_ah_methods);
+const struct uverbs_ioctl_object uverbs_ioctl_object_ah = {
+	.object_id = UVERBS_OBJECT_AH,
+	.methods = uverbs_ah_methods,
+	.num_methods = ARRAY_SIZE(uverbs_ah_methods),
+};

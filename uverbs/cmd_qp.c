@@ -35,9 +35,11 @@ static void uverbs_uevent_handler(struct ib_event *event, void *context)
  */
 static int uverbs_uevent_destroyed(struct ib_uobject *uobj, int ret)
 {
+	struct ib_uevent_object *uevent =
+		container_of(uobj, struct ib_uevent_object, uobject);
+
 	if (!ret)
-		ib_uverbs_object_forget_events(container_of(uobj,
-				struct ib_uevent_object, uobject));
+		ib_uverbs_object_forget_events(uevent);
 	return ret;
 }
 
@@ -1217,23 +1219,45 @@ static const struct uverbs_ioa_spec uverbs_srq_destroy_specs[] = {
 /* ------------------------------------------------------------------ */
 
 static const struct uverbs_ioctl_method uverbs_qp_methods[] = {
-	UVERBS_IOCTL_UDATA_METHOD(UVERBS_METHOD_QP_CREATE,
-				  uverbs_ioctl_qp_create,
-				  uverbs_qp_create_specs),
-	UVERBS_IOCTL_METHOD(UVERBS_METHOD_QP_DESTROY, uverbs_ioctl_qp_destroy,
-			    uverbs_qp_destroy_specs),
+	{
+		.method_id = UVERBS_METHOD_QP_CREATE,
+		.has_udata = true,
+		.handler = uverbs_ioctl_qp_create,
+		.specs = uverbs_qp_create_specs,
+		.num_specs = ARRAY_SIZE(uverbs_qp_create_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_QP_DESTROY,
+		.handler = uverbs_ioctl_qp_destroy,
+		.specs = uverbs_qp_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_qp_destroy_specs),
+	},
 };
 
-UVERBS_IOCTL_OBJECT(uverbs_ioctl_object_qp, UVERBS_OBJECT_QP,
-		    uverbs_qp_methods);
+const struct uverbs_ioctl_object uverbs_ioctl_object_qp = {
+	.object_id = UVERBS_OBJECT_QP,
+	.methods = uverbs_qp_methods,
+	.num_methods = ARRAY_SIZE(uverbs_qp_methods),
+};
 
 static const struct uverbs_ioctl_method uverbs_srq_methods[] = {
-	UVERBS_IOCTL_UDATA_METHOD(UVERBS_METHOD_SRQ_CREATE,
-				  uverbs_ioctl_srq_create,
-				  uverbs_srq_create_specs),
-	UVERBS_IOCTL_METHOD(UVERBS_METHOD_SRQ_DESTROY, uverbs_ioctl_srq_destroy,
-			    uverbs_srq_destroy_specs),
+	{
+		.method_id = UVERBS_METHOD_SRQ_CREATE,
+		.has_udata = true,
+		.handler = uverbs_ioctl_srq_create,
+		.specs = uverbs_srq_create_specs,
+		.num_specs = ARRAY_SIZE(uverbs_srq_create_specs),
+	},
+	{
+		.method_id = UVERBS_METHOD_SRQ_DESTROY,
+		.handler = uverbs_ioctl_srq_destroy,
+		.specs = uverbs_srq_destroy_specs,
+		.num_specs = ARRAY_SIZE(uverbs_srq_destroy_specs),
+	},
 };
 
-UVERBS_IOCTL_OBJECT(uverbs_ioctl_object_srq, UVERBS_OBJECT_SRQ,
-		    uverbs_srq_methods);
+const struct uverbs_ioctl_object uverbs_ioctl_object_srq = {
+	.object_id = UVERBS_OBJECT_SRQ,
+	.methods = uverbs_srq_methods,
+	.num_methods = ARRAY_SIZE(uverbs_srq_methods),
+};

@@ -88,36 +88,6 @@ struct uverbs_ioctl_object {
 	unsigned int			num_methods;
 };
 
-/*
- * An entry of a method table: UVERBS_IOCTL_METHOD() for a method without
- * driver data, UVERBS_IOCTL_UDATA_METHOD() for one that passes
- * UHW_IN/UHW_OUT to the driver.
- */
-#define UVERBS_IOCTL_METHOD(_id, _handler, _specs)			\
-	{								\
-		.method_id = (_id),					\
-		.handler = (_handler),					\
-		.specs = (_specs),					\
-		.num_specs = ARRAY_SIZE(_specs),			\
-	}
-
-#define UVERBS_IOCTL_UDATA_METHOD(_id, _handler, _specs)		\
-	{								\
-		.method_id = (_id),					\
-		.has_udata = true,					\
-		.handler = (_handler),					\
-		.specs = (_specs),					\
-		.num_specs = ARRAY_SIZE(_specs),			\
-	}
-
-/* The object @_name, UVERBS_OBJECT @_id, with the method table @_methods. */
-#define UVERBS_IOCTL_OBJECT(_name, _id, _methods)			\
-	const struct uverbs_ioctl_object _name = {			\
-		.object_id = (_id),					\
-		.methods = (_methods),					\
-		.num_methods = ARRAY_SIZE(_methods),			\
-	}
-
 /**
  * struct uverbs_ioctl_call - one ioctl being executed
  * @ufile: the file

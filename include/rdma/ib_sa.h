@@ -335,7 +335,8 @@ bool ib_sa_sendonly_fullmem_support(struct ib_sa_client *client,
  * @comp_mask: the components of @rec the user asked for
  * @callback: told of the join's result (0 or a negative errno), and later
  *	with -ENETRESET when the membership was lost and is being made
- *	again; a non-zero return frees the membership
+ *	again (then with 0 and the new @rec once it is made, or with the
+ *	error that prevented it); a non-zero return frees the membership
  * @context: the user's
  */
 struct ib_sa_multicast {

@@ -19,7 +19,9 @@
 #    lists vmlx0's port once; after one user is freed still once; opensm
 #    killed and restarted (ClientReregister): the other user is told
 #    -ENETRESET and then 0 when rejoined, and the port is listed again;
-#    freed, the port is no longer listed.
+#    freed, the port is no longer listed.  A user on vmlx1 is told
+#    -ENETRESET when its link is pulled and 0 when opensm brought the
+#    port back.
 #  - With vmlx1's port dropping every packet, a query from it ends with
 #    -ETIMEDOUT after its timeout; with opensm gone, the SM's port answers
 #    the SA class with status 0x000C: -EINVAL.
@@ -161,6 +163,23 @@ vt_run sa mcast free 1
 wait_members "$g0" 0
 tap_ok $? "saquery -m: the last user freed, vmlx0 no longer a member"
 vt_run sa mcast joined no
+
+# a pulled link: PORT_ERR, then PORT_ACTIVE once opensm swept on the trap
+g1=$(gid vmlx1)
+vt_run sa mcast join 2 a=vmlx1 b=vmlx0
+tap_is "saquery -m: vmlx1 a member" "$(members "$g1")" 1
+vt_knob vmlx1 link 0
+vt_wait_state vmlx1 DOWN 10
+tap_ok $? "link pulled: vmlx1 DOWN"
+vt_knob vmlx1 link 1
+wait_active 60 vmlx1
+tap_ok $? "link back: vmlx1 ACTIVE again"
+vt_run sa mcast reset 2 a=vmlx1 b=vmlx0
+wait_members "$g1" 1
+tap_ok $? "saquery -m: vmlx1 a member again"
+vt_run sa mcast free 2 a=vmlx1 b=vmlx0
+wait_members "$g1" 0
+tap_ok $? "saquery -m: vmlx1 no longer a member"
 
 # --- errors ----------------------------------------------------------------------------
 vt_knob vmlx1 drop_ppm 1000000
