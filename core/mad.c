@@ -910,7 +910,9 @@ static int ib_mad_post_one(struct ib_mad_send_wr_private *wr)
 
 	wr->tid = hdr->tid;
 	wr->status = IB_WC_SUCCESS;
+	/* from here on ->retries counts the resends made, as upstream's */
 	wr->retries_left = buf->retries;
+	buf->retries = 0;
 	wr->awaiting = buf->timeout_ms && !ib_response_mad(hdr);
 	wr->in_recv = false;
 	wr->local = local;
@@ -930,6 +932,7 @@ static int ib_mad_post_one(struct ib_mad_send_wr_private *wr)
 	spin_lock_irqsave(&priv->lock, flags);
 	if (priv->dead) {
 		spin_unlock_irqrestore(&priv->lock, flags);
+		buf->retries = wr->retries_left;
 		ib_mad_dbg_refused(device, port_num, "send",
 				   "TID 0x%llx: the agent is unregistering\n",
 				   be64_to_cpu(hdr->tid));
@@ -952,6 +955,7 @@ static int ib_mad_post_one(struct ib_mad_send_wr_private *wr)
 		wr->tracked = false;
 		wr->posted = false;
 		spin_unlock_irqrestore(&priv->lock, flags);
+		buf->retries = wr->retries_left;
 		ib_mad_agent_put(priv);
 	}
 	return ret;
@@ -1063,6 +1067,7 @@ static void ib_mad_timed_work(struct work_struct *work)
 		    !ib_mad_rmpp_all_acked(wr)) {
 			/* resend, same TID; RMPP from the last ACK on */
 			wr->retries_left--;
+			wr->send_buf.retries++;
 			if (wr->rmpp_pending)
 				ib_mad_rmpp_rewind(wr);
 			wr->posted = true;

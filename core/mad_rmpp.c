@@ -376,7 +376,7 @@ void ib_mad_rmpp_send_start(struct ib_mad_send_wr_private *wr)
 	wr->rmpp_pending = true;
 	wr->last_ack = 0;
 	wr->newwin = 1;
-	wr->max_retries = buf->retries;
+	wr->max_retries = wr->retries_left;
 	ib_mad_rmpp_build(wr, 1);
 }
 

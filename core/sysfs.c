@@ -727,6 +727,69 @@ void ib_device_unregister_sysfs(struct ib_device *device)
 	device->ports_kobj = NULL;
 }
 
+/**
+ * ib_port_register_client_groups - add a client's files to a port directory
+ * @ibdev: the device
+ * @port_num: the port
+ * @groups: NULL-terminated groups of struct kobj_attribute files, created
+ *	in /sys/class/infiniband/<dev>/ports/<port> (a named group is a
+ *	subdirectory); their show() finds the port with ib_port_sysfs_port()
+ *
+ * For clients whose files live there for compatibility (the CM's
+ * counters); a client removes them in its remove callback.
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL for a port without a directory, or the errno of
+ * sysfs.
+ */
+int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
+				   const struct attribute_group **groups)
+{
+	if (!rdma_is_port_valid(ibdev, port_num) ||
+	    !ibdev->port_data[port_num].sysfs)
+		return -EINVAL;
+	return sysfs_create_groups(&ibdev->port_data[port_num].sysfs->kobj,
+				   groups);
+}
+EXPORT_SYMBOL(ib_port_register_client_groups);
+
+/**
+ * ib_port_unregister_client_groups - remove what
+ *	ib_port_register_client_groups() added
+ * @ibdev: the device
+ * @port_num: the port
+ * @groups: the same groups
+ *
+ * On return no show() of those files runs or will run.
+ *
+ * Context: process context.
+ */
+void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
+				      const struct attribute_group **groups)
+{
+	if (!rdma_is_port_valid(ibdev, port_num) ||
+	    !ibdev->port_data[port_num].sysfs)
+		return;
+	sysfs_remove_groups(&ibdev->port_data[port_num].sysfs->kobj, groups);
+}
+EXPORT_SYMBOL(ib_port_unregister_client_groups);
+
+/**
+ * ib_port_sysfs_port - the device and port of a port directory
+ * @kobj: the kobject a show() of a client's port file was given
+ * @port_num: set to the port number
+ *
+ * Return: the device, valid while the file exists.
+ */
+struct ib_device *ib_port_sysfs_port(struct kobject *kobj, u32 *port_num)
+{
+	struct ib_port_kobj *port = to_ib_port_kobj(kobj);
+
+	*port_num = port->port_num;
+	return port->device;
+}
+EXPORT_SYMBOL(ib_port_sysfs_port);
+
 /*
  * Prepare a new device's sysfs presence: class and attribute groups.  The
  * driver's own group goes into groups[1] at registration.

@@ -27,6 +27,7 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <rdma/ib_mad.h>
 
 #include "core_priv.h"
 
@@ -381,6 +382,91 @@ struct ib_ah *rdma_create_ah_user(struct ib_pd *pd, struct ib_uobject *uobject,
 			 udata);
 }
 EXPORT_SYMBOL(rdma_create_ah_user);
+
+/* The index of @gid in the GID table of @port_num, or -ENOENT. */
+static int ib_port_gid_index(struct ib_device *device, u32 port_num,
+			     const union ib_gid *gid)
+{
+	int len = ib_port_immutable_read(device, port_num)->gid_tbl_len;
+	union ib_gid cur;
+	int i;
+
+	for (i = 0; i < len; i++)
+		if (!rdma_query_gid(device, port_num, i, &cur) &&
+		    !memcmp(&cur, gid, sizeof(cur)))
+			return i;
+	return -ENOENT;
+}
+
+/**
+ * ib_init_ah_attr_from_wc - the address back to the sender of a receive
+ * @device: the device that received
+ * @port_num: the port that received
+ * @wc: the receive's work completion (of a UD QP)
+ * @grh: the packet's GRH, read only if @wc has IB_WC_GRH
+ * @ah_attr: filled in: the sender's LID and SL, the path bits the packet
+ *	was addressed to, and with a GRH the sender's GID as destination and
+ *	the local GID it was sent to as source
+ *
+ * Context: any.
+ * Return: 0, -EINVAL for a bad port or a GRH flag without @grh, or
+ * -ENOENT if the GID the packet was sent to is not in the port's table.
+ */
+int ib_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
+			    const struct ib_wc *wc, const struct ib_grh *grh,
+			    struct rdma_ah_attr *ah_attr)
+{
+	u32 vtf;
+	int idx;
+
+	if (!rdma_is_port_valid(device, port_num))
+		return -EINVAL;
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	ah_attr->type = RDMA_AH_ATTR_TYPE_IB;
+	ah_attr->port_num = port_num;
+	ah_attr->dlid = wc->slid;
+	ah_attr->sl = wc->sl;
+	ah_attr->src_path_bits = wc->dlid_path_bits;
+	if (!(wc->wc_flags & IB_WC_GRH))
+		return 0;
+	if (!grh)
+		return -EINVAL;
+	idx = ib_port_gid_index(device, port_num, &grh->dgid);
+	if (idx < 0)
+		return idx;
+	vtf = be32_to_cpu(grh->version_tclass_flow);
+	ah_attr->ah_flags = IB_AH_GRH;
+	ah_attr->grh.dgid = grh->sgid;
+	ah_attr->grh.sgid_index = idx;
+	ah_attr->grh.flow_label = vtf & 0xfffff;
+	ah_attr->grh.traffic_class = (vtf >> 20) & 0xff;
+	ah_attr->grh.hop_limit = 0xff;
+	return 0;
+}
+EXPORT_SYMBOL(ib_init_ah_attr_from_wc);
+
+/**
+ * ib_create_ah_from_wc - an address handle back to the sender of a receive
+ * @pd: the protection domain of the AH
+ * @wc: the receive's work completion (of a UD QP)
+ * @grh: the packet's GRH, read only if @wc has IB_WC_GRH
+ * @port_num: the port that received
+ *
+ * Context: any; does not sleep (the driver is told so).
+ * Return: the AH or an ERR_PTR(), see ib_init_ah_attr_from_wc().
+ */
+struct ib_ah *ib_create_ah_from_wc(struct ib_pd *pd, const struct ib_wc *wc,
+				   const struct ib_grh *grh, u32 port_num)
+{
+	struct rdma_ah_attr ah_attr;
+	int ret;
+
+	ret = ib_init_ah_attr_from_wc(pd->device, port_num, wc, grh, &ah_attr);
+	if (ret)
+		return ERR_PTR(ret);
+	return rdma_create_ah(pd, &ah_attr, 0);
+}
+EXPORT_SYMBOL(ib_create_ah_from_wc);
 
 /**
  * rdma_query_ah - the address of an address handle

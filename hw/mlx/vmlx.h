@@ -142,10 +142,10 @@
 #define VMLX_PI_VL_ARB_CAP		8
 #define VMLX_PI_RESP_TIME		0x10
 #define VMLX_PI_SUBNET_TIMEOUT		18
+/* IB_PORT_CM_SUP is ib_cm's to set, while it is loaded */
 #define VMLX_PORT_CAP_BASE		(IB_PORT_SL_MAP_SUP |		\
 					 IB_PORT_SYS_IMAGE_GUID_SUP |	\
 					 IB_PORT_EXTENDED_SPEEDS_SUP |	\
-					 IB_PORT_CM_SUP |		\
 					 IB_PORT_CAP_MASK_NOTICE_SUP |	\
 					 IB_PORT_CLIENT_REG_SUP)
 

@@ -469,7 +469,9 @@ struct ib_mad_agent;
  *	(220)
  * @timeout_ms: how long to wait for a response after the send completed;
  *	0 when no response is expected
- * @retries: how many times to resend after a timeout
+ * @retries: how many times to resend after a timeout; once the buffer is
+ *	posted, the number of resends made so far (what the send handler
+ *	finds there: 0 for a send that needed none)
  */
 struct ib_mad_send_buf {
 	struct ib_mad_send_buf	*next;

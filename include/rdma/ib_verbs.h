@@ -1785,6 +1785,12 @@ int ib_get_cached_subnet_prefix(struct ib_device *device, u32 port_num,
 int ib_get_cached_port_state(struct ib_device *device, u32 port_num,
 			     enum ib_port_state *state);
 
+int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
+				   const struct attribute_group **groups);
+void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
+				      const struct attribute_group **groups);
+struct ib_device *ib_port_sysfs_port(struct kobject *kobj, u32 *port_num);
+
 void ib_register_event_handler(struct ib_event_handler *handler);
 void ib_unregister_event_handler(struct ib_event_handler *handler);
 void ib_dispatch_event(const struct ib_event *event);
@@ -1852,6 +1858,11 @@ static inline void ib_dealloc_pd(struct ib_pd *pd)
 struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
 			     u32 flags);
 int rdma_query_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr);
+int ib_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
+			    const struct ib_wc *wc, const struct ib_grh *grh,
+			    struct rdma_ah_attr *ah_attr);
+struct ib_ah *ib_create_ah_from_wc(struct ib_pd *pd, const struct ib_wc *wc,
+				   const struct ib_grh *grh, u32 port_num);
 int rdma_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *udata);
 
 /**

@@ -54,7 +54,7 @@ kline=$(grep -ho 'in-kernel RC WRITE 64KiB: .*' "$VT_DIR/result")
 kbw=$(sed -nE 's/^in-kernel RC WRITE 64KiB: ([0-9]+) MB.*/\1/p' <<<"$kline")
 klat=$(sed -nE 's/.*RC WRITE 8B post-to-completion: ([0-9.]+) us.*/\1/p' \
 	"$VT_DIR/result")
-tap_check "rmmod ib_verbs_test" rmmod ib_verbs_test
+tap_check "rmmod ib_verbs_test" modprobe -r ib_verbs_test
 
 tap_check "modprobe ib_uverbs" modprobe ib_uverbs
 perftest ib_write_bw 4 -s 65536 -D "$secs"

@@ -15,6 +15,7 @@
  *                 the bandwidth benchmark
  *   vt_mad.c      the MAD layer
  *   vt_sa.c       the SA client and the multicast module
+ *   vt_cm.c       the IB connection manager
  */
 #ifndef VT_H
 #define VT_H
@@ -260,6 +261,9 @@ int vt_cmd_sa(struct vt_run *run);
 void vt_sa_init(void);
 void vt_sa_remove_dev(struct vt_dev *vdev);
 void vt_sa_exit(void);
+int vt_cmd_cm(struct vt_run *run);
+void vt_cm_remove_dev(struct vt_dev *vdev);
+void vt_cm_exit(void);
 void vt_traffic_remove_dev(struct vt_dev *vdev);
 void vt_traffic_exit(void);
 

@@ -21,6 +21,7 @@
  *   bench [secs=N]                           RC WRITE vs memcpy bandwidth
  *   mad CASE...                              the MAD layer (vt_mad.c)
  *   sa CASE [ARG]                            the SA client (vt_sa.c)
+ *   cm [CASE]... | hold | check N | release  the IB CM (vt_cm.c)
  */
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
@@ -256,6 +257,7 @@ static void vt_remove(struct ib_device *ibdev, void *client_data)
 	vt_sa_remove_dev(vdev);
 	/* a traffic start that raced with the first call is caught here */
 	vt_traffic_remove_dev(vdev);
+	vt_cm_remove_dev(vdev);
 	mutex_lock(&vt_dev_lock);
 	list_del(&vdev->list);
 	mutex_unlock(&vt_dev_lock);
@@ -329,6 +331,7 @@ static const struct vt_cmd vt_cmds[] = {
 	{ "bench", vt_cmd_bench },
 	{ "mad", vt_cmd_mad },
 	{ "sa", vt_cmd_sa },
+	{ "cm", vt_cmd_cm },
 };
 
 static int vt_parse_uint(const char *val, unsigned int *out)
@@ -548,6 +551,9 @@ static void __exit vt_exit(void)
 {
 	/* waits for a command in progress; no new one can start */
 	debugfs_remove_recursive(vt_debugfs);
+	mutex_lock(&vt_run_lock);
+	vt_cm_exit();
+	mutex_unlock(&vt_run_lock);
 	ib_unregister_client(&vt_client);
 	vt_traffic_exit();
 	vt_sa_exit();

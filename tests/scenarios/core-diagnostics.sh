@@ -122,7 +122,7 @@ vt_run mad getresp
 tap_is "no events once disabled" "$(grep -c ' ib_mad_' $tracing/trace)" 0
 
 # --- unload ----------------------------------------------------------------
-tap_check "rmmod ib_verbs_test" rmmod ib_verbs_test
+tap_check "rmmod ib_verbs_test" modprobe -r ib_verbs_test
 tap_check "rmmod vmlx" rmmod vmlx
 tap_check "rmmod ib_core" rmmod ib_core
 tap_done

@@ -62,8 +62,8 @@ tap_is "lid" "$(cat $p0/lid)" 0x0
 tap_is "sm_lid" "$(cat $p0/sm_lid)" 0x0
 tap_is "sm_sl" "$(cat $p0/sm_sl)" 0
 tap_is "lid_mask_count" "$(cat $p0/lid_mask_count)" 0
-tap_is "cap_mask (SL map, system image GUID, ext. speeds, CM, client rereg.)" \
-	"$(cat $p0/cap_mask)" 0x02414840
+tap_is "cap_mask (SL map, system image GUID, ext. speeds, client rereg.; no CM without ib_cm)" \
+	"$(cat $p0/cap_mask)" 0x02404840
 tap_is "rate" "$(cat $p0/rate)" "100 Gb/sec (4X EDR)"
 tap_is "link_layer" "$(cat $p0/link_layer)" InfiniBand
 

@@ -80,7 +80,7 @@ tap_is "devices gone" "$(find $ib -mindepth 1 -maxdepth 1 | wc -l)" 0
 tap_check "modprobe vmlx static_lids=1 again" modprobe vmlx static_lids=1
 tap_is "ib_verbs_test got the new devices" "$(vt_devices)" "vmlx0 vmlx1"
 vt_run mad getresp
-tap_check "rmmod ib_verbs_test" rmmod ib_verbs_test
+tap_check "rmmod ib_verbs_test" modprobe -r ib_verbs_test
 tap_check "rmmod vmlx" rmmod vmlx
 tap_check "rmmod ib_core" rmmod ib_core
 tap_done

@@ -114,7 +114,7 @@ vt_run mad redirect vmlx1 1 0x04 on
 vt_run mad redirect vmlx0 1 0x04 on
 qpn=$(sed -n 's/^# redirect qpn \(0x[0-9a-f]*\) .*/\1/p' "$VT_DIR/result")
 run_py redirected 1 "${qpn:-0}"
-tap_check "rmmod ib_verbs_test (the redirects stay)" rmmod ib_verbs_test
+tap_check "rmmod ib_verbs_test (the redirects stay)" modprobe -r ib_verbs_test
 tap_is "rdma res: vmlx1/1 still redirected" "$(qps vmlx1/1)" $((base + 1))
 tap_check "rmmod vmlx with two classes redirected" timeout 60 rmmod vmlx
 tap_is "devices gone" "$(find $ib -mindepth 1 -maxdepth 1 | wc -l)" 0

@@ -175,7 +175,7 @@ tap_like "ibv_devices lists vmlx1 with its node GUID" "$devs" \
 	"vmlx1[[:space:]]+$(tr -d : <$ib/vmlx1/node_guid)"
 
 # --- unload ----------------------------------------------------------------------
-tap_check "rmmod ib_verbs_test" rmmod ib_verbs_test
+tap_check "rmmod ib_verbs_test" modprobe -r ib_verbs_test
 tap_check "rmmod ib_uverbs" rmmod ib_uverbs
 tap_check "rmmod vmlx" rmmod vmlx
 tap_is "rdma dev: no device left" "$(rdma dev)" ""

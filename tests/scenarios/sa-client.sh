@@ -206,7 +206,7 @@ vt_run sa flood check
 tap_is "rdma res: back to the start" \
 	"$(rdma res show 2>&1 | sed 's/^[0-9]*: //')" \
 	"$(sed 's/^[0-9]*: //' <<<"$VMLX_RES_BASELINE")"
-tap_check "rmmod ib_verbs_test" timeout 60 rmmod ib_verbs_test
+tap_check "rmmod ib_verbs_test" timeout 60 modprobe -r ib_verbs_test
 tap_check "rmmod vmlx ib_umad ib_core" timeout 60 rmmod vmlx ib_umad ib_core
 
 tap_done

@@ -20,7 +20,7 @@ vt_run unreachable
 tap_ok $(( $(vt_counter vmlx0 xmit_discards) > disc0 ? 0 : 1 )) \
 	"vmlx0 discarded the packets it may not send ($disc0 -> $(vt_counter vmlx0 xmit_discards))"
 tap_is "vmlx1 received nothing" "$(vt_counter vmlx1 rcv_packets)" 0
-tap_check "rmmod ib_verbs_test" rmmod ib_verbs_test
+tap_check "rmmod ib_verbs_test" modprobe -r ib_verbs_test
 tap_check "rmmod vmlx" rmmod vmlx
 tap_check "rmmod ib_core" rmmod ib_core
 tap_done

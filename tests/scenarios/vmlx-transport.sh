@@ -135,7 +135,7 @@ vt_run ops rc mtu=4096
 vt_run traffic start
 sleep 1
 tap_check "rmmod ib_verbs_test while its traffic runs" timeout 60 \
-	rmmod ib_verbs_test
+	modprobe -r ib_verbs_test
 tap_is "its remove callbacks stopped the traffic cleanly" \
 	"$(dmesg | grep -c 'ib_verbs_test: traffic stopped by the remove callback .* 0 errors; drained with ib_drain_qp, destroyed')" 2
 tap_is "vmlx0 objects: no object of the client left" "$(vt_objects vmlx0)" "$mad"
