@@ -20,6 +20,7 @@
 #include <linux/string.h>
 
 #include "core_priv.h"
+#include "sa.h"
 
 MODULE_AUTHOR("The ibstack developers");
 MODULE_DESCRIPTION("InfiniBand core: device and client registration");
@@ -706,11 +707,16 @@ static int __init ib_core_init(void)
 	ret = ib_mad_init();
 	if (ret)
 		goto err_nldev;
-	ret = ib_security_init();
+	ret = ib_sa_init();
 	if (ret)
 		goto err_mad;
+	ret = ib_security_init();
+	if (ret)
+		goto err_sa;
 	return 0;
 
+err_sa:
+	ib_sa_cleanup();
 err_mad:
 	ib_mad_cleanup();
 err_nldev:
@@ -732,6 +738,7 @@ err:
 static void __exit ib_core_exit(void)
 {
 	ib_security_cleanup();
+	ib_sa_cleanup();
 	ib_mad_cleanup();
 	WARN_ON(!xa_empty(&ib_devices));
 	nldev_exit();

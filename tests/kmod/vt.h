@@ -13,6 +13,8 @@
  *   vt_loop.c     create/destroy loops and resource-tracking balance
  *   vt_traffic.c  background traffic (for device removal under load) and
  *                 the bandwidth benchmark
+ *   vt_mad.c      the MAD layer
+ *   vt_sa.c       the SA client and the multicast module
  */
 #ifndef VT_H
 #define VT_H
@@ -53,6 +55,7 @@ struct vt_dev {
  * @ack_timeout: option ack_timeout= (local ACK timeout exponent, 0: default)
  * @lossy: option lossy: the fabric drops or corrupts, expect UC/UD losses
  * @wait_ms: how long to wait for one completion
+ * @timeout_ms: option timeout_ms= (SA query timeout, 0 if not given)
  * @why: the first problem found by the check in progress, "" if none
  */
 struct vt_run {
@@ -71,6 +74,7 @@ struct vt_run {
 	unsigned int		ack_timeout;
 	bool			lossy;
 	unsigned int		wait_ms;
+	unsigned int		timeout_ms;
 	char			why[200];
 };
 
@@ -252,6 +256,10 @@ int vt_cmd_loop(struct vt_run *run);
 int vt_cmd_traffic(struct vt_run *run);
 int vt_cmd_bench(struct vt_run *run);
 int vt_cmd_mad(struct vt_run *run);
+int vt_cmd_sa(struct vt_run *run);
+void vt_sa_init(void);
+void vt_sa_remove_dev(struct vt_dev *vdev);
+void vt_sa_exit(void);
 void vt_traffic_remove_dev(struct vt_dev *vdev);
 void vt_traffic_exit(void);
 

@@ -11,7 +11,7 @@
  * /sys/kernel/debug/ib_verbs_test/devices lists the devices we hold.
  *
  * Commands (options: a=DEV b=DEV n=N secs=N mtu=BYTES ack_timeout=N
- * wait_ms=N lossy):
+ * wait_ms=N timeout_ms=N lossy):
  *   ops [rc|uc|ud|mcast|srq|atomic|frmr]...   every operation, verified
  *   loss rc|uc|ud [n=N] [lossy]              delivery under faults
  *   errors [CASE]...                         each error status
@@ -19,6 +19,8 @@
  *   loop [n=N]                               create/destroy balance
  *   traffic start|stop|status                background RC traffic
  *   bench [secs=N]                           RC WRITE vs memcpy bandwidth
+ *   mad CASE...                              the MAD layer (vt_mad.c)
+ *   sa CASE [ARG]                            the SA client (vt_sa.c)
  */
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
@@ -250,6 +252,8 @@ static void vt_remove(struct ib_device *ibdev, void *client_data)
 
 	vt_traffic_remove_dev(vdev);
 	mutex_lock(&vt_run_lock);
+	/* no command runs: nothing joins on the device any more */
+	vt_sa_remove_dev(vdev);
 	/* a traffic start that raced with the first call is caught here */
 	vt_traffic_remove_dev(vdev);
 	mutex_lock(&vt_dev_lock);
@@ -324,6 +328,7 @@ static const struct vt_cmd vt_cmds[] = {
 	{ "traffic", vt_cmd_traffic, true },
 	{ "bench", vt_cmd_bench },
 	{ "mad", vt_cmd_mad },
+	{ "sa", vt_cmd_sa },
 };
 
 static int vt_parse_uint(const char *val, unsigned int *out)
@@ -381,6 +386,10 @@ static int vt_run_cmd(struct vt_run *run, char *cmd)
 		} else if (!strcmp(word, "ack_timeout")) {
 			if (vt_parse_uint(val, &run->ack_timeout) ||
 			    run->ack_timeout > 31)
+				return -EINVAL;
+		} else if (!strcmp(word, "timeout_ms")) {
+			if (vt_parse_uint(val, &run->timeout_ms) ||
+			    !run->timeout_ms)
 				return -EINVAL;
 		} else if (!strcmp(word, "wait_ms")) {
 			if (vt_parse_uint(val, &run->wait_ms) ||
@@ -525,8 +534,10 @@ static int __init vt_init(void)
 	debugfs_create_file("devices", 0400, vt_debugfs, NULL,
 			    &vt_devices_fops);
 
+	vt_sa_init();
 	ret = ib_register_client(&vt_client);
 	if (ret) {
+		vt_sa_exit();
 		debugfs_remove_recursive(vt_debugfs);
 		return ret;
 	}
@@ -539,6 +550,7 @@ static void __exit vt_exit(void)
 	debugfs_remove_recursive(vt_debugfs);
 	ib_unregister_client(&vt_client);
 	vt_traffic_exit();
+	vt_sa_exit();
 	kvfree(vt_last);
 }
 
