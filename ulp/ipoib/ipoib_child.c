@@ -97,6 +97,8 @@ int ipoib_add_legacy_child(struct net_device *pdev, u16 pkey)
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* a child lives where its parent lives */
+	dev_net_set(dev, dev_net(pdev));
 	ret = ipoib_add_child(pdev, dev, pkey, IPOIB_LEGACY_CHILD);
 	if (ret)
 		free_netdev(dev);

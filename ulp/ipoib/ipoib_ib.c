@@ -774,6 +774,8 @@ void ipoib_transport_cleanup(struct ipoib_dev_priv *priv)
 	netif_napi_del(&priv->send_napi);
 	/* neighbours drop their AH references after a grace period */
 	rcu_barrier();
+	/* a reap task still destroying AHs must be done before the PD */
+	flush_work(&priv->reap_task);
 	ipoib_reap_ahs(priv);
 	ib_destroy_qp(priv->qp);
 	ib_destroy_cq(priv->send_cq);

@@ -287,6 +287,8 @@ static int ipoib_dev_init(struct net_device *dev)
 	ipoib_build_hw_addr(addr, 0, priv->qp->qp_num, &priv->local_gid);
 	dev_addr_set(dev, addr);
 	ipoib_build_bcast_addr(dev->broadcast, priv->pkey);
+	/* the carrier comes with the broadcast group */
+	netif_carrier_off(dev);
 
 	mutex_lock(&priv->idev->lock);
 	list_add_tail(&priv->dev_entry, &priv->idev->privs);
@@ -417,6 +419,8 @@ void ipoib_setup(struct net_device *dev)
 	dev->min_mtu = IPOIB_MIN_MTU;
 	dev->max_mtu = IPOIB_CM_MTU;
 	dev->watchdog_timeo = 10 * HZ;
+	/* a queue of its own: the send ring stops it when full */
+	dev->tx_queue_len = ipoib_sendq_size * 2;
 	dev->needs_free_netdev = true;
 
 	priv->dev = dev;
@@ -462,7 +466,6 @@ int ipoib_init_netdev(struct net_device *dev, struct ib_device *ca, u32 port)
 	priv->admin_mtu = IPOIB_UD_MTU(priv->max_ib_mtu);
 	priv->mcast_mtu = priv->admin_mtu;
 	dev->mtu = priv->admin_mtu;
-	dev->tx_queue_len = ipoib_sendq_size * 2;
 	dev->dev_port = port - 1;
 	dev->dev_id = port - 1;
 	SET_NETDEV_DEV(dev, ca->dev.parent);

@@ -216,13 +216,12 @@ static int ipoib_mcast_join_done(int status, struct ib_sa_multicast *multicast)
 	unsigned long delay = 0, flags;
 	bool was_busy;
 
-	if (status == -ENETRESET) {
-		/* the membership is lost: leave and join again */
-		if (!test_bit(IPOIB_FLAG_DYING, &priv->flags))
-			queue_work(priv->wq,
-				   &priv->flush[IPOIB_FLUSH_LIGHT].work);
+	/*
+	 * The membership was lost with a port event, whose flush leaves and
+	 * joins again; the multicast module's own rejoin is not waited for.
+	 */
+	if (status == -ENETRESET)
 		return 0;
-	}
 
 	if (!status && !ipoib_mcmember_ok(mcast, &multicast->rec)) {
 		net_warn_ratelimited("%s: the SA's record for %pI6 does not fit it\n",
@@ -232,6 +231,13 @@ static int ipoib_mcast_join_done(int status, struct ib_sa_multicast *multicast)
 
 	spin_lock_irqsave(&priv->lock, flags);
 	was_busy = test_and_clear_bit(IPOIB_MCAST_BUSY, &mcast->flags);
+	if (!status && test_bit(IPOIB_MCAST_READY, &mcast->flags) &&
+	    (multicast->rec.mlid != mcast->mcmember.mlid ||
+	     multicast->rec.qkey != mcast->mcmember.qkey) &&
+	    !test_bit(IPOIB_FLAG_DYING, &priv->flags)) {
+		/* a group in use moved: the AH and attach are stale */
+		queue_work(priv->wq, &priv->flush[IPOIB_FLUSH_LIGHT].work);
+	}
 	if (!status) {
 		mcast->mcmember = multicast->rec;
 		mcast->mc = multicast;

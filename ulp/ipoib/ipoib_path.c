@@ -540,7 +540,7 @@ void ipoib_flush_paths(struct ipoib_dev_priv *priv)
 }
 
 /**
- * ipoib_gc_task - free idle neighbours and the paths left without any
+ * ipoib_gc_task - free idle neighbours, paths and send-only groups
  * @work: priv->gc_task
  *
  * Context: the interface's work queue; runs every IPOIB_GC_INTERVAL_SEC
@@ -577,6 +577,7 @@ void ipoib_gc_task(struct work_struct *work)
 		list_del(&path->list);
 		ipoib_path_end(priv, path);
 	}
+	ipoib_mcast_gc(priv);
 
 	if (test_bit(IPOIB_FLAG_OPER_UP, &priv->flags) &&
 	    !test_bit(IPOIB_FLAG_DYING, &priv->flags))
