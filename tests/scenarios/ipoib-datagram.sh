@@ -19,11 +19,23 @@
 #    IPv4 and IPv6 from an InfiniBand interface without a malformed
 #    packet; what the interface's packet sockets see, link layer and all,
 #    decodes as "IP over Infiniband" (ipoib_capture.py, LINKTYPE_IPOIB).
+#  - IP multicast: a receiver in b gets what a sender in a sends to
+#    239.1.1.1, and saquery -m shows ib1's port in the group while the
+#    socket is open, not after.
+#  - Children in partition 0x8001 (opensm's partitions.conf): one by
+#    create_child, one by ip link add, the refusals of both ways, umcast
+#    through ip link set; the children ping each other; delete_child and
+#    ip link del remove them, and not a parent.
 #  - Malformed frames from the fabric (ipoib_inject.py, a UD QP of its own
 #    on vmlx1): each dropped and counted by cause in ethtool -S and in
 #    rx_dropped; ping still works.
+#  - Port events: a pulled link takes the carrier away and gives it back
+#    with the port; opensm killed and another started under ping (client
+#    reregister: groups joined again, paths asked for again) costs a few
+#    answers at most.
 #  - rmmod ib_ipoib under iperf3: the interfaces go, rdma res is back to
-#    what it was before ib_ipoib, dmesg clean (the harness checks).
+#    what it was before ib_ipoib; ib_ipoib again, and rmmod vmlx under
+#    iperf3 (the HCAs go): nothing left; dmesg clean (the harness checks).
 #
 # vm-run-options: --smp 2 --timeout 900
 set -u
@@ -48,6 +60,7 @@ A=10.13.0.1
 B=10.13.0.2
 BCAST=00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff
 
+# (background jobs use ip netns exec itself, so that $! is the command)
 na() { ip netns exec a "$@"; }
 nb() { ip netns exec b "$@"; }
 
@@ -76,6 +89,29 @@ stat() {
 		sed -n "s/^ *$3: *//p"
 }
 
+# mc_member MGID GID: 0 if saquery -m shows GID as a member of MGID
+# (either in any IPv6 notation); opensm shows members' GIDs only to a
+# query with its SM_Key (1 unless configured)
+mc_member() {
+	saquery --smkey 1 -m 2>/dev/null | python3 -c '
+import ipaddress, re, sys
+mgid, gid = (ipaddress.ip_address(a) for a in sys.argv[1:3])
+group = None
+for line in sys.stdin:
+    m = re.match(r"\s*(MGID|PortGid)\.+(\S+)", line)
+    if not m:
+        continue
+    try:
+        v = ipaddress.ip_address(m.group(2))
+    except ValueError:
+        continue
+    if m.group(1) == "MGID":
+        group = v
+    elif group == mgid and v == gid:
+        sys.exit(0)
+sys.exit(1)' "$1" "$2"
+}
+
 # ns_listen NS PORT: 0 once something listens on TCP PORT in NS (10 s)
 ns_listen() {
 	for _ in $(seq 100); do
@@ -89,6 +125,8 @@ ns_listen() {
 vmlx_start --params "num_hcas=2" ib_umad ib_uverbs
 baseline=$VMLX_RES_BASELINE
 tap_check "modprobe ib_ipoib" modprobe ib_ipoib
+# the joins and leaves in dmesg, for the diagnostics of a failure
+echo "module ib_ipoib +p" >/sys/kernel/debug/dynamic_debug/control
 tap_is "ib_ipoib is ours" "$(modinfo -n ib_ipoib)" \
 	"/lib/modules/$(uname -r)/updates/ulp/ipoib/ib_ipoib.ko"
 
@@ -164,6 +202,12 @@ tap_check_fails "no ping without a subnet manager" \
 # --- opensm: carrier, MTU -----------------------------------------------------------------
 pg=$(cut -d: -f5-8 <"$ib/vmlx0/ports/1/gids/0" | tr -d :)
 echo "force_log_flush TRUE" >"$run/opensm.conf"
+# the default partition, and 0x8001 for the children
+cat >"$run/partitions.conf" <<EOF2
+Default=0x7fff, ipoib, defmember=full : ALL=full ;
+P1=0x8001, ipoib : ALL=full ;
+EOF2
+echo "partition_config_file $run/partitions.conf" >>"$run/opensm.conf"
 opensm -F "$run/opensm.conf" -g "0x$pg" -f "$run/opensm.log" \
 	>"$run/opensm.out" 2>&1 &
 smpid=$!
@@ -221,7 +265,7 @@ tap_like "iperf3 UDP a to b" "$out" "receiver"
 tap_diag "$(grep -A1 'Lost/Total' <<<"$out" | tail -n 2)"
 
 head -c $((8 << 20)) /dev/urandom >"$run/in"
-nb socat -u TCP-LISTEN:5301,reuseaddr "OPEN:$run/out,creat,trunc" &
+ip netns exec b socat -u TCP-LISTEN:5301,reuseaddr "OPEN:$run/out,creat,trunc" &
 spid=$!
 ns_listen b 5301
 na socat -u "FILE:$run/in" "TCP:$B:5301"
@@ -235,14 +279,17 @@ tap_is "socat: the same sha256 at the other end" \
 # does Linux's own IPoIB); ipoib_capture.py keeps the link layer and
 # writes LINKTYPE_IPOIB, which tshark decodes as IP over Infiniband.
 na ip neigh flush dev ib0
-na tshark -q -i ib0 -w "$run/cap.pcapng" >"$run/tshark.out" 2>&1 &
+# job control: tshark and its dumpcap must not inherit an ignored SIGINT
+set -m
+ip netns exec a tshark -q -i ib0 -w "$run/cap.pcapng" >"$run/tshark.out" 2>&1 &
 tpid=$!
+set +m
 # tshark takes a while to start under emulation
 for _ in $(seq 120); do
 	grep -q "Capture started" "$run/tshark.out" && break
 	sleep 1
 done
-na python3 "$here/ipoib_capture.py" ib0 15 "$run/ipoib.pcap" \
+ip netns exec a python3 "$here/ipoib_capture.py" ib0 15 "$run/ipoib.pcap" \
 	>"$run/capture.out" 2>&1 &
 cpid=$!
 sleep 2
@@ -250,8 +297,7 @@ na arping -c 2 -w 5 -I ib0 "$B" >/dev/null 2>&1
 na ping -c 2 -W 5 "$B" >/dev/null 2>&1
 na ping -6 -c 2 -W 5 "$ll%ib0" >/dev/null 2>&1
 sleep 1
-# (SIGINT is ignored by background jobs of a script)
-kill -TERM $tpid
+kill -INT $tpid
 for _ in $(seq 60); do
 	kill -0 $tpid 2>/dev/null || break
 	sleep 1
@@ -303,6 +349,85 @@ tap_is "IP over Infiniband: echo requests to ib1's QPN $qpn1" \
 tap_is "IP over Infiniband: no malformed packet" "$(tshark_count \
 	"$run/ipoib.pcap" '_ws.malformed || _ws.expert.severity >= error')" 0
 
+# --- IP multicast ---------------------------------------------------------------------------
+MC=239.1.1.1
+MGID=ff12:401b:ffff::f01:101
+gid1=$(cat "$ib/vmlx1/ports/1/gids/0")
+na ip route add 224.0.0.0/4 dev ib0
+ip netns exec b socat -u "UDP4-RECV:5400,ip-add-membership=$MC:ib1" \
+	"OPEN:$run/mc.out,creat,trunc" &
+mpid=$!
+# the join: IGMP, the device's multicast list, the SA
+for _ in $(seq 30); do
+	mc_member "$MGID" "$gid1" && break
+	sleep 1
+done
+mc_member "$MGID" "$gid1"
+tap_ok $? "saquery -m: ib1's port is a member of $MGID"
+[[ $TAP_FAILED -eq 0 ]] || tap_diag "$(saquery --smkey 1 -m 2>&1 | tail -n 40)"
+for i in 1 2 3 4 5; do
+	echo "datagram $i" | na socat -u - "UDP4-SENDTO:$MC:5400"
+	sleep 0.2
+done
+sleep 2
+kill $mpid 2>/dev/null
+wait $mpid 2>/dev/null
+tap_is "the receiver got the 5 datagrams sent to $MC" \
+	"$(grep -c '^datagram [1-5]$' "$run/mc.out")" 5
+for _ in $(seq 30); do
+	mc_member "$MGID" "$gid1" || break
+	sleep 1
+done
+! mc_member "$MGID" "$gid1"
+tap_ok $? "saquery -m: ib1's port left $MGID when the socket closed"
+[[ $TAP_FAILED -eq 0 ]] || tap_diag "$(nb ip maddr show dev ib1)" \
+	"$(dmesg | grep -E 'ib1: (join|leav)' | tail -n 20)" \
+	"$(grep -iE 'mcmember|1B[0-9A-F]{2}' "$run/opensm.log" | tail -n 20)"
+
+# --- P_Key children -------------------------------------------------------------------------
+C=10.14.0
+tap_check "create_child 0x8001 on ib0" \
+	na sh -c "echo 0x8001 >/sys/class/net/ib0/create_child"
+tap_check_fails "create_child 0x8001 again: refused" \
+	na sh -c "echo 0x8001 >/sys/class/net/ib0/create_child"
+out=$(na bash -c "echo 0x0001 >/sys/class/net/ib0/create_child" 2>&1)
+tap_like "create_child 0x0001 (the same partition): refused" "$out" \
+	"Name not unique"
+tap_is "ib0.8001 lives in ib0's namespace, P_Key 0x8001" \
+	"$(na cat /sys/class/net/ib0.8001/pkey)" 0x8001
+tap_check_fails "no child of a child" \
+	na sh -c "echo 0x8002 >/sys/class/net/ib0.8001/create_child"
+tap_check "ip link add ib1.8001 type ipoib pkey 0x8001" \
+	ip -n b link add link ib1 name ib1.8001 type ipoib pkey 0x8001
+tap_check_fails "ip link add: no child of a child" \
+	ip -n b link add link ib1.8001 name ib1.x type ipoib pkey 0x8002
+tap_check_fails "ip link add: P_Key 0x8000 refused" \
+	ip -n b link add link ib1 name ib1.x type ipoib pkey 0x8000
+tap_check_fails "ip link add: mode connected refused (not yet)" \
+	ip -n b link add link ib1 name ib1.x type ipoib mode connected
+tap_check "ip link set ib1 type ipoib umcast 1" \
+	ip -n b link set ib1 type ipoib umcast 1
+tap_is "umcast reads 1" "$(nb cat /sys/class/net/ib1/umcast)" 1
+ip -n b link set ib1 type ipoib umcast 0
+out=$(ip -n b -d link show ib1.8001 2>&1)
+tap_like "ip -d link: ib1.8001@ib1, ipoib pkey 0x8001" "$out" \
+	"ib1.8001@ib1: .*ipoib pkey  ?0x8001 mode  ?datagram"
+tap_like "ib1.8001: the partition's broadcast address" "$out" \
+	"brd 00:ff:ff:ff:ff:12:40:1b:80:01:00:00:00:00:00:00:ff:ff:ff:ff"
+na ip link set ib0.8001 up && na ip addr add $C.1/24 dev ib0.8001 &&
+	nb ip link set ib1.8001 up && nb ip addr add $C.2/24 dev ib1.8001
+wait_carrier a ib0.8001 60 && wait_carrier b ib1.8001 60
+tap_ok $? "ib0.8001 and ib1.8001: carrier (partition 0x8001 joined)"
+out=$(na ping -c 5 -W 5 $C.2 2>&1)
+tap_like "ping across partition 0x8001" "$out" \
+	"5 packets transmitted, 5 received"
+tap_check "delete_child 0x8001" \
+	na sh -c "echo 0x8001 >/sys/class/net/ib0/delete_child"
+tap_check_fails "ib0.8001 is gone" na ip link show ib0.8001
+tap_check "ip link del ib1.8001" ip -n b link del ib1.8001
+tap_check "ip link del ib1 leaves the parent" ip -n b link del ib1
+tap_check "ib1 is still there" ip -n b link show ib1
+
 # --- malformed frames from the fabric -------------------------------------------------------
 qkey=$(saquery -g 2>/dev/null | grep -A4 'ff12:401b:ffff::ffff:ffff' |
 	sed -n 's/.*Qkey\.*//p' | head -n1)
@@ -328,8 +453,46 @@ out=$(na ping -c 3 -W 5 "$B" 2>&1)
 tap_like "ping after the malformed frames" "$out" \
 	"3 packets transmitted, 3 received"
 
+# --- port events ------------------------------------------------------------------------------
+dbg=/sys/kernel/debug/vmlx
+echo 0 >"$dbg/vmlx1/port1/link"
+for _ in $(seq 30); do
+	[[ $(carrier b ib1) == 0 ]] && break
+	sleep 1
+done
+tap_is "link pulled: ib1 loses its carrier" "$(carrier b ib1)" 0
+tap_check_fails "link pulled: no ping" na ping -c 2 -W 2 "$B"
+echo 1 >"$dbg/vmlx1/port1/link"
+wait_carrier b ib1 120
+tap_ok $? "link back: ib1 has its carrier again (PORT_ACTIVE, rejoin)"
+out=$(na ping -c 3 -W 5 "$B" 2>&1)
+tap_like "link back: ping" "$out" "3 packets transmitted, 3 received"
+
+# opensm goes away and a new one takes over (client reregister)
+ip netns exec a ping -c 150 -i 0.2 -W 2 "$B" >"$run/ping.sm" 2>&1 &
+ppid=$!
+sleep 5
+kill "$smpid"
+wait "$smpid" 2>/dev/null
+sleep 3
+opensm -F "$run/opensm.conf" -g "0x$pg" -f "$run/opensm2.log" \
+	>"$run/opensm2.out" 2>&1 &
+smpid=$!
+wait $ppid
+got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$run/ping.sm")
+tap_ok "$([[ ${got:-0} -ge 135 ]]; echo $?)" \
+	"opensm restarted under ping: ${got:-0} of 150 answered"
+tap_diag "$(tail -n 2 "$run/ping.sm")"
+grep -q "SUBNET UP" "$run/opensm2.log" ||
+	tap_diag "the new opensm's log:" "$(tail -n 20 "$run/opensm2.log")"
+out=$(na ping -c 3 -W 5 "$B" 2>&1)
+tap_like "after the new opensm: ping" "$out" "3 packets transmitted, 3 received"
+out=$(na ping -6 -c 3 -W 5 "$ll%ib0" 2>&1)
+tap_like "after the new opensm: ping -6" "$out" \
+	"3 packets transmitted, 3 received"
+
 # --- rmmod under load -----------------------------------------------------------------------
-na iperf3 -c "$B" -p 5201 -t 60 >"$run/iperf3.load" 2>&1 &
+ip netns exec a iperf3 -c "$B" -p 5201 -t 60 >"$run/iperf3.load" 2>&1 &
 lpid=$!
 sleep 5
 tap_check "rmmod ib_ipoib under iperf3" rmmod ib_ipoib
@@ -340,8 +503,27 @@ tap_ok "$([[ ! -e /sys/class/net/ib0 ]] && ! na ip link show ib0 \
 	>/dev/null 2>&1; echo $?)" "ib0 is gone"
 tap_is "rdma res: back to before ib_ipoib" "$(rdma res show 2>&1)" \
 	"$baseline"
-kill "$smpid" 2>/dev/null
+
+# and the HCAs going away under load (the client's remove)
+tap_check "modprobe ib_ipoib again" modprobe ib_ipoib
+ip link set ib0 netns a && ip link set ib1 netns b &&
+	ip -n a link set ib0 up && ip -n a addr add $A/24 dev ib0 &&
+	ip -n b link set ib1 up && ip -n b addr add $B/24 dev ib1
+tap_ok $? "ib0 and ib1 back in their namespaces"
+wait_carrier a ib0 120 && wait_carrier b ib1 60
+tap_ok $? "ib0 and ib1: carrier"
+ip netns exec a iperf3 -c "$B" -p 5201 -t 60 >"$run/iperf3.load2" 2>&1 &
+lpid=$!
+sleep 5
+kill "$smpid"
 wait "$smpid" 2>/dev/null
 smpid=
-tap_check "modprobe -r vmlx" modprobe -r vmlx ib_uverbs ib_umad
+tap_check "rmmod vmlx under iperf3" rmmod vmlx
+kill $lpid 2>/dev/null
+wait $lpid
+tap_ok "$(! na ip link show ib0 >/dev/null 2>&1 &&
+	! nb ip link show ib1 >/dev/null 2>&1; echo $?)" \
+	"ib0 and ib1 went with their HCAs"
+tap_is "rdma res: nothing" "$(rdma res show 2>&1)" ""
+tap_check "rmmod ib_ipoib ib_uverbs ib_umad" rmmod ib_ipoib ib_uverbs ib_umad
 tap_done

@@ -163,8 +163,10 @@ static void ipoib_mcast_leave(struct ipoib_dev_priv *priv,
 	mcast->ah = NULL;
 	spin_unlock_irqrestore(&priv->lock, flags);
 
-	if (mc)
+	if (mc) {
+		netdev_dbg(priv->dev, "leaving %pI6\n", mcast->mgid.raw);
 		ib_sa_free_multicast(mc);
+	}
 	if (attached && ib_detach_mcast(priv->qp, &mcast->mgid, mlid))
 		netdev_dbg(priv->dev, "detach from %pI6 failed\n",
 			   mcast->mgid.raw);
@@ -309,6 +311,8 @@ static void ipoib_mcast_join(struct ipoib_dev_priv *priv,
 			rec.join_state = BIT(SENDONLY_FULLMEMBER_JOIN);
 	}
 
+	netdev_dbg(priv->dev, "joining %pI6, join state 0x%x\n",
+		   mcast->mgid.raw, rec.join_state);
 	mc = ib_sa_join_multicast(&ipoib_sa_client, priv->ca, priv->port,
 				  &rec, comp_mask, GFP_KERNEL,
 				  ipoib_mcast_join_done, mcast);
@@ -387,11 +391,10 @@ static int ipoib_mcast_make_ready(struct ipoib_dev_priv *priv,
 	skb_queue_splice_init(&mcast->pkt_queue, &queue);
 	spin_unlock_irqrestore(&priv->lock, flags);
 
-	if (bcast) {
-		netdev_dbg(priv->dev, "joined the broadcast group, MLID 0x%04x\n",
-			   be16_to_cpu(rec.mlid));
+	netdev_dbg(priv->dev, "joined %pI6, MLID 0x%04x%s\n", rec.mgid.raw,
+		   be16_to_cpu(rec.mlid), sendonly ? ", to send only" : "");
+	if (bcast)
 		queue_delayed_work(priv->wq, &priv->link_task, 0);
-	}
 	while ((skb = __skb_dequeue(&queue)))
 		dev_queue_xmit(skb);
 	return 0;
