@@ -35,6 +35,8 @@ struct kvt_dev {
 	int modify_qp_err;	/* what the driver's modify_qp returns */
 	struct ib_wc pending[KVT_MAX_WC];
 	int npending;
+	/* objects other clients (IPoIB...) made when the device came */
+	int base[RDMA_RESTRACK_MAX];
 };
 
 static struct kvt_dev *to_kvt(struct ib_device *ibdev)
@@ -237,6 +239,7 @@ static const struct ib_device_ops kvt_no_destroy_ops = {
 static int kvt_init(struct kunit *test)
 {
 	struct kvt_dev *kd = ib_alloc_device(struct kvt_dev, ibdev);
+	int i;
 
 	if (!kd)
 		return -ENOMEM;
@@ -248,8 +251,18 @@ static int kvt_init(struct kunit *test)
 		ib_dealloc_device(&kd->ibdev);
 		return -ENODEV;
 	}
+	for (i = 0; i < RDMA_RESTRACK_MAX; i++)
+		kd->base[i] = rdma_restrack_count(&kd->ibdev, i);
 	test->priv = kd;
 	return 0;
+}
+
+/* The objects of a type the test made, not counting other clients'. */
+static int kvt_objects(struct kunit *test, enum rdma_restrack_type type)
+{
+	struct kvt_dev *kd = test->priv;
+
+	return rdma_restrack_count(&kd->ibdev, type) - kd->base[type];
 }
 
 static void kvt_exit(struct kunit *test)
@@ -305,9 +318,9 @@ static void ib_verbs_usecnt(struct kunit *test)
 
 	kvt_make_objs(test, &o, IB_QPT_RC);
 	KUNIT_EXPECT_EQ(test, o.pd->local_dma_lkey, dev->local_dma_lkey);
-	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_PD), 1);
-	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_CQ), 1);
-	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_QP), 1);
+	KUNIT_EXPECT_EQ(test, kvt_objects(test, RDMA_RESTRACK_PD), 1);
+	KUNIT_EXPECT_EQ(test, kvt_objects(test, RDMA_RESTRACK_CQ), 1);
+	KUNIT_EXPECT_EQ(test, kvt_objects(test, RDMA_RESTRACK_QP), 1);
 
 	KUNIT_EXPECT_EQ(test, ib_dealloc_pd_user(o.pd, NULL), -EBUSY);
 	KUNIT_EXPECT_EQ(test, ib_destroy_cq(o.cq), -EBUSY);
@@ -322,8 +335,8 @@ static void ib_verbs_usecnt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_srq(o.pd, &srq_attr)), -EINVAL);
 
 	kvt_free_objs(test, &o);
-	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_PD), 0);
-	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_QP), 0);
+	KUNIT_EXPECT_EQ(test, kvt_objects(test, RDMA_RESTRACK_PD), 0);
+	KUNIT_EXPECT_EQ(test, kvt_objects(test, RDMA_RESTRACK_QP), 0);
 }
 
 /* Creation arguments the core refuses before the driver sees them. */
@@ -576,11 +589,11 @@ static void ib_verbs_create_checks_both_paths(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&cq->usecnt), 0);
 	KUNIT_EXPECT_EQ(test, ib_destroy_cq(cq), 0);
 	ib_dealloc_pd(pd);
-	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_PD), 0);
-	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_CQ), 0);
-	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_SRQ), 0);
-	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_QP), 0);
-	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_MR), 0);
+	KUNIT_EXPECT_EQ(test, kvt_objects(test, RDMA_RESTRACK_PD), 0);
+	KUNIT_EXPECT_EQ(test, kvt_objects(test, RDMA_RESTRACK_CQ), 0);
+	KUNIT_EXPECT_EQ(test, kvt_objects(test, RDMA_RESTRACK_SRQ), 0);
+	KUNIT_EXPECT_EQ(test, kvt_objects(test, RDMA_RESTRACK_QP), 0);
+	KUNIT_EXPECT_EQ(test, kvt_objects(test, RDMA_RESTRACK_MR), 0);
 }
 
 /*
@@ -610,7 +623,7 @@ static void ib_verbs_cq_comp_vector(struct kunit *test)
 	attr.comp_vector = 2;
 	KUNIT_EXPECT_EQ(test, kvt_try_cq(test, &user, &attr), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kvt_try_cq(test, NULL, &attr), 0);
-	KUNIT_EXPECT_EQ(test, rdma_restrack_count(dev, RDMA_RESTRACK_CQ), 0);
+	KUNIT_EXPECT_EQ(test, kvt_objects(test, RDMA_RESTRACK_CQ), 0);
 }
 
 /*
