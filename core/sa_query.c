@@ -132,28 +132,40 @@ struct ib_sa_device {
 /* the query's user has been called back */
 #define IB_SA_QUERY_DONE	0
 
+struct ib_sa_query;
+
 /**
- * struct ib_sa_query - a query in flight
+ * struct ib_sa_query_kind - what a kind of query asks for and how it ends
+ * @attr_id: the SA attribute asked for
+ * @rec_size: wire size of that record
  * @callback: hands the answer (or the error) to the typed query's user
  * @release: frees the typed query
+ */
+struct ib_sa_query_kind {
+	u16	attr_id;
+	size_t	rec_size;
+	void (*callback)(struct ib_sa_query *query, int status,
+			 const struct ib_sa_resp *resp);
+	void (*release)(struct ib_sa_query *query);
+};
+
+/**
+ * struct ib_sa_query - a query in flight
+ * @kind: its attribute and its ends
  * @client: the user's client, referenced until the query ends (NULL for
  *	the SA client's own ClassPortInfo queries)
  * @port: the port it was sent on
  * @sm_ah: the SM address it was sent to, referenced
  * @mad_buf: the request
- * @rec_size: wire size of the record asked for
  * @flags: IB_SA_QUERY_DONE
  * @id: in ib_sa_queries
  */
 struct ib_sa_query {
-	void (*callback)(struct ib_sa_query *query, int status,
-			 const struct ib_sa_resp *resp);
-	void (*release)(struct ib_sa_query *query);
+	const struct ib_sa_query_kind *kind;
 	struct ib_sa_client	*client;
 	struct ib_sa_port	*port;
 	struct ib_sa_sm_ah	*sm_ah;
 	struct ib_mad_send_buf	*mad_buf;
-	size_t			rec_size;
 	unsigned long		flags;
 	int			id;
 };
@@ -719,13 +731,13 @@ static void ib_sa_query_unmake(struct ib_sa_query *query)
 }
 
 /*
- * Prepare a query's request: the SM's address, a MAD with the SA header
+ * Prepare a query of @kind: the SM's address, a MAD with the SA header
  * filled in.  -EAGAIN while the port has no SM address.
  */
 static int ib_sa_query_init(struct ib_sa_query *query,
-			    struct ib_sa_port *port, u8 method, u16 attr_id,
-			    ib_sa_comp_mask comp_mask, size_t rec_size,
-			    gfp_t gfp_mask)
+			    const struct ib_sa_query_kind *kind,
+			    struct ib_sa_port *port, u8 method,
+			    ib_sa_comp_mask comp_mask, gfp_t gfp_mask)
 {
 	struct ib_mad_agent *agent = port->agent;
 	struct ib_sa_mad *mad;
@@ -751,7 +763,7 @@ static int ib_sa_query_init(struct ib_sa_query *query,
 	query->mad_buf->ah = query->sm_ah->ah;
 	query->mad_buf->context[0] = query;
 	query->port = port;
-	query->rec_size = rec_size;
+	query->kind = kind;
 	query->flags = 0;
 
 	mad = query->mad_buf->mad;
@@ -759,7 +771,7 @@ static int ib_sa_query_init(struct ib_sa_query *query,
 	mad->mad_hdr.mgmt_class = IB_MGMT_CLASS_SUBN_ADM;
 	mad->mad_hdr.class_version = IB_SA_CLASS_VERSION;
 	mad->mad_hdr.method = method;
-	mad->mad_hdr.attr_id = cpu_to_be16(attr_id);
+	mad->mad_hdr.attr_id = cpu_to_be16(kind->attr_id);
 	mad->mad_hdr.tid = cpu_to_be64((u64)agent->hi_tid << 32 |
 				       (u32)atomic_inc_return(&ib_sa_tid));
 	mad->sa_hdr.comp_mask = comp_mask;
@@ -782,8 +794,8 @@ static void ib_sa_set_timeout(struct ib_mad_send_buf *mad_buf,
 
 /*
  * Give a prepared query an id and post it.  From here on it ends with
- * exactly one callback.  Returns the id, or an errno with the query still
- * the caller's.
+ * exactly one callback.  Returns the id, or an errno with what
+ * ib_sa_query_init() took freed and the typed query still the caller's.
  */
 static int ib_sa_query_send(struct ib_sa_query *query,
 			    struct ib_sa_client *client,
@@ -800,7 +812,7 @@ static int ib_sa_query_send(struct ib_sa_query *query,
 				&ib_sa_next_id, gfp_mask);
 	xa_unlock_irqrestore(&ib_sa_queries, flags);
 	if (ret < 0)
-		return ret;
+		goto err_unmake;
 	query->id = id;
 	query->client = client;
 	if (client)
@@ -818,9 +830,13 @@ static int ib_sa_query_send(struct ib_sa_query *query,
 			ib_sa_client_put(client);
 		if (out)
 			*out = NULL;
-		return ret;
+		goto err_unmake;
 	}
 	return id;
+
+err_unmake:
+	ib_sa_query_unmake(query);
+	return ret;
 }
 
 /* Tell the query's user, once whatever happens. */
@@ -829,7 +845,7 @@ static void ib_sa_query_finish(struct ib_sa_query *query, int status,
 {
 	if (test_and_set_bit(IB_SA_QUERY_DONE, &query->flags))
 		return;
-	query->callback(query, status, resp);
+	query->kind->callback(query, status, resp);
 }
 
 static void ib_sa_recv_handler(struct ib_mad_agent *agent,
@@ -844,7 +860,7 @@ static void ib_sa_recv_handler(struct ib_mad_agent *agent,
 	if (send_buf) {
 		query = send_buf->context[0];
 		status = ib_sa_check_resp(send_buf->mad, recv_wc,
-					  query->rec_size, &resp);
+					  query->kind->rec_size, &resp);
 		ib_sa_query_finish(query, status, status ? NULL : &resp);
 	}
 	ib_free_recv_mad(recv_wc);
@@ -880,7 +896,7 @@ static void ib_sa_send_handler(struct ib_mad_agent *agent,
 	xa_unlock_irqrestore(&ib_sa_queries, flags);
 
 	ib_sa_query_unmake(query);
-	query->release(query);
+	query->kind->release(query);
 	if (client)
 		ib_sa_client_put(client);
 }
@@ -955,6 +971,13 @@ static void ib_sa_path_release(struct ib_sa_query *sa_query)
 	kfree(container_of(sa_query, struct ib_sa_path_query, sa_query));
 }
 
+static const struct ib_sa_query_kind ib_sa_path_kind = {
+	.attr_id	= IB_SA_ATTR_PATH_REC,
+	.rec_size	= IB_SA_PATH_REC_SIZE,
+	.callback	= ib_sa_path_done,
+	.release	= ib_sa_path_release,
+};
+
 /**
  * ib_sa_path_rec_get - ask the SA for a path
  * @client: the user's SA client
@@ -1001,29 +1024,24 @@ int ib_sa_path_rec_get(struct ib_sa_client *client, struct ib_device *device,
 	if (!q)
 		return -ENOMEM;
 	table = (comp_mask & IB_SA_PATH_REC_NUMB_PATH) && rec->numb_path > 1;
-	ret = ib_sa_query_init(&q->sa_query, port,
+	ret = ib_sa_query_init(&q->sa_query, &ib_sa_path_kind, port,
 			       table ? IB_SA_METHOD_GET_TABLE :
 				       IB_MGMT_METHOD_GET,
-			       IB_SA_ATTR_PATH_REC, comp_mask,
-			       IB_SA_PATH_REC_SIZE, gfp_mask);
+			       comp_mask, gfp_mask);
 	if (ret)
 		goto err_free;
 	q->callback = callback;
 	q->context = context;
 	q->max_recs = table ? min_t(int, rec->numb_path, 0x7f) : 1;
-	q->sa_query.callback = ib_sa_path_done;
-	q->sa_query.release = ib_sa_path_release;
 	mad = q->sa_query.mad_buf->mad;
 	ib_sa_pack_path(rec, mad->data);
 
 	ret = ib_sa_query_send(&q->sa_query, client, timeout_ms, gfp_mask,
 			       query);
 	if (ret < 0)
-		goto err_unmake;
+		goto err_free;
 	return ret;
 
-err_unmake:
-	ib_sa_query_unmake(&q->sa_query);
 err_free:
 	kfree(q);
 	return ret;
@@ -1060,6 +1078,13 @@ static void ib_sa_mcmember_release(struct ib_sa_query *sa_query)
 {
 	kfree(container_of(sa_query, struct ib_sa_mcmember_query, sa_query));
 }
+
+static const struct ib_sa_query_kind ib_sa_mcmember_kind = {
+	.attr_id	= IB_SA_ATTR_MC_MEMBER_REC,
+	.rec_size	= IB_SA_MCMEMBER_REC_SIZE,
+	.callback	= ib_sa_mcmember_done,
+	.release	= ib_sa_mcmember_release,
+};
 
 /**
  * ib_sa_mcmember_rec_query - join, leave or look up a multicast group
@@ -1106,26 +1131,21 @@ int ib_sa_mcmember_rec_query(struct ib_sa_client *client,
 	q = kzalloc(sizeof(*q), gfp_mask);
 	if (!q)
 		return -ENOMEM;
-	ret = ib_sa_query_init(&q->sa_query, port, method,
-			       IB_SA_ATTR_MC_MEMBER_REC, comp_mask,
-			       IB_SA_MCMEMBER_REC_SIZE, gfp_mask);
+	ret = ib_sa_query_init(&q->sa_query, &ib_sa_mcmember_kind, port, method,
+			       comp_mask, gfp_mask);
 	if (ret)
 		goto err_free;
 	q->callback = callback;
 	q->context = context;
-	q->sa_query.callback = ib_sa_mcmember_done;
-	q->sa_query.release = ib_sa_mcmember_release;
 	mad = q->sa_query.mad_buf->mad;
 	ib_sa_pack_mcmember(rec, mad->data);
 
 	ret = ib_sa_query_send(&q->sa_query, client, timeout_ms, gfp_mask,
 			       query);
 	if (ret < 0)
-		goto err_unmake;
+		goto err_free;
 	return ret;
 
-err_unmake:
-	ib_sa_query_unmake(&q->sa_query);
 err_free:
 	kfree(q);
 	return ret;
@@ -1172,6 +1192,13 @@ static void ib_sa_service_release(struct ib_sa_query *sa_query)
 	kfree(container_of(sa_query, struct ib_sa_service_query, sa_query));
 }
 
+static const struct ib_sa_query_kind ib_sa_service_kind = {
+	.attr_id	= IB_SA_ATTR_SERVICE_REC,
+	.rec_size	= IB_SA_SERVICE_REC_SIZE,
+	.callback	= ib_sa_service_done,
+	.release	= ib_sa_service_release,
+};
+
 /**
  * ib_sa_service_rec_query - register, unregister or look up a service
  * @client: the user's SA client
@@ -1216,26 +1243,21 @@ int ib_sa_service_rec_query(struct ib_sa_client *client,
 	q = kzalloc(sizeof(*q), gfp_mask);
 	if (!q)
 		return -ENOMEM;
-	ret = ib_sa_query_init(&q->sa_query, port, method,
-			       IB_SA_ATTR_SERVICE_REC, comp_mask,
-			       IB_SA_SERVICE_REC_SIZE, gfp_mask);
+	ret = ib_sa_query_init(&q->sa_query, &ib_sa_service_kind, port, method,
+			       comp_mask, gfp_mask);
 	if (ret)
 		goto err_free;
 	q->callback = callback;
 	q->context = context;
-	q->sa_query.callback = ib_sa_service_done;
-	q->sa_query.release = ib_sa_service_release;
 	mad = q->sa_query.mad_buf->mad;
 	ib_sa_pack_service(rec, mad->data);
 
 	ret = ib_sa_query_send(&q->sa_query, client, timeout_ms, gfp_mask,
 			       sa_query);
 	if (ret < 0)
-		goto err_unmake;
+		goto err_free;
 	return ret;
 
-err_unmake:
-	ib_sa_query_unmake(&q->sa_query);
 err_free:
 	kfree(q);
 	return ret;
@@ -1289,6 +1311,13 @@ static void ib_sa_cpi_release(struct ib_sa_query *sa_query)
 	kfree(container_of(sa_query, struct ib_sa_cpi_query, sa_query));
 }
 
+static const struct ib_sa_query_kind ib_sa_cpi_kind = {
+	.attr_id	= IB_SA_ATTR_CLASS_PORTINFO,
+	.rec_size	= IB_SA_CLASS_PORT_INFO_SIZE,
+	.callback	= ib_sa_cpi_done,
+	.release	= ib_sa_cpi_release,
+};
+
 static void ib_sa_cpi_work(struct work_struct *work)
 {
 	struct ib_sa_port *port = container_of(to_delayed_work(work),
@@ -1313,21 +1342,16 @@ static void ib_sa_cpi_work(struct work_struct *work)
 		goto err;
 	}
 	q->gen = gen;
-	ret = ib_sa_query_init(&q->sa_query, port, IB_MGMT_METHOD_GET,
-			       IB_SA_ATTR_CLASS_PORTINFO, 0,
-			       IB_SA_CLASS_PORT_INFO_SIZE, GFP_KERNEL);
+	ret = ib_sa_query_init(&q->sa_query, &ib_sa_cpi_kind, port,
+			       IB_MGMT_METHOD_GET, 0, GFP_KERNEL);
 	if (ret)
 		goto err_free;
-	q->sa_query.callback = ib_sa_cpi_done;
-	q->sa_query.release = ib_sa_cpi_release;
 	ret = ib_sa_query_send(&q->sa_query, NULL, IB_SA_CPI_TIMEOUT_MS,
 			       GFP_KERNEL, &sa_query);
 	if (ret < 0)
-		goto err_unmake;
+		goto err_free;
 	return;
 
-err_unmake:
-	ib_sa_query_unmake(&q->sa_query);
 err_free:
 	kfree(q);
 err:
