@@ -30,16 +30,11 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
+. "$here/../vm/vmlx.sh"
 . "$here/../kmod/vt.sh"
 
 ib=/sys/class/infiniband
-run=$(mktemp -d)
-smpid=
-cleanup() {
-	[[ -z $smpid ]] || kill "$smpid" 2>/dev/null
-	rm -rf "$run"
-}
-trap cleanup EXIT
+trap opensm_stop EXIT
 
 # cnt DEV GROUP TYPE: a CM counter of DEV port 1
 cnt() {
@@ -72,25 +67,11 @@ delta() {
 	echo $(($(cnt "$2" "$3" "$4") - was))
 }
 
-# all_active SECS: 0 once both ports are ACTIVE
-all_active() {
-	for _ in $(seq "$1"); do
-		[[ $(cat $ib/vmlx0/ports/1/state) == "4: ACTIVE" &&
-		   $(cat $ib/vmlx1/ports/1/state) == "4: ACTIVE" ]] && return 0
-		sleep 1
-	done
-	return 1
-}
-
 tap_check "modprobe vmlx" modprobe vmlx
 tap_check "modprobe ib_umad" modprobe ib_umad
 before=$(rdma res show 2>&1)
-pg=$(cut -d: -f5-8 <"$ib/vmlx0/ports/1/gids/0" | tr -d :)
-echo "force_log_flush TRUE" >"$run/opensm.conf"
-opensm -F "$run/opensm.conf" -g "0x$pg" -s 0 -f "$run/opensm.log" \
-	>"$run/opensm.out" 2>&1 &
-smpid=$!
-all_active 60
+opensm_start -s 0
+ports_active 60 vmlx0 vmlx1
 tap_ok $? "opensm: vmlx0 and vmlx1 ACTIVE"
 
 # --- the capability bit and the files ---------------------------------------------
@@ -174,9 +155,7 @@ tap_is "rdma res back at its count" "$(rdma res show 2>&1)" "$before"
 tap_check "modprobe ib_verbs_test (and ib_cm)" modprobe ib_verbs_test
 tap_is "IsCM set again" "$(isc vmlx0) $(isc vmlx1)" "1 1"
 vt_run cm hold
-kill "$smpid" 2>/dev/null
-wait "$smpid" 2>/dev/null
-smpid=
+opensm_stop
 tap_check "rmmod vmlx with identifiers held (device removal)" rmmod vmlx
 tap_is "ib_verbs_test let go of both devices" "$(vt_devices)" ""
 tap_check "rmmod ib_verbs_test ib_cm" rmmod ib_verbs_test ib_cm

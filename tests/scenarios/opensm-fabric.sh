@@ -39,14 +39,14 @@ set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
 . "$here/../vm/user.sh"
+. "$here/../vm/vmlx.sh"
 
 ib=/sys/class/infiniband
 dbg=/sys/kernel/debug/vmlx
 nhca=4
 run=$(mktemp -d)
-smpid=
 cleanup() {
-	[[ -z $smpid ]] || kill "$smpid" 2>/dev/null
+	opensm_stop
 	rm -rf "$run"
 }
 trap cleanup EXIT
@@ -58,11 +58,6 @@ hexguid() {
 	echo "${1//:/}"
 }
 
-# port_guid DEV: the port GUID of DEV port 1, 0123456789abcdef
-port_guid() {
-	cut -d: -f5-8 <"$ib/$1/ports/1/gids/0" | tr -d :
-}
-
 # short GUID: 2766d6c00000001 from 02766d6c00000001, as ibnetdiscover
 # and sminfo print port GUIDs
 short() {
@@ -72,21 +67,6 @@ short() {
 # lid DEV: DEV port 1's LID, decimal
 lid() {
 	echo $(($(cat "$ib/$1/ports/1/lid")))
-}
-
-# all_active: 0 once every HCA port is ACTIVE (waits up to $1 s)
-all_active() {
-	local d n
-	for _ in $(seq "$1"); do
-		n=0
-		for d in $devs; do
-			[[ $(cat "$ib/$d/ports/1/state") == "4: ACTIVE" ]] &&
-				n=$((n + 1))
-		done
-		[[ $n -eq $nhca ]] && return 0
-		sleep 1
-	done
-	return 1
 }
 
 # field TEXT NAME: the value of a "Name:.....value" line of smpquery or
@@ -119,18 +99,11 @@ done
 
 # --- opensm sweeps the fabric -------------------------------------------------------
 pg=$(port_guid vmlx0)
-# (force_log_flush: the log is read while opensm runs)
-echo "force_log_flush TRUE" >"$run/opensm.conf"
-opensm -F "$run/opensm.conf" -g "0x$pg" -s 0 -f "$run/opensm.log" \
-	>"$run/opensm.out" 2>&1 &
-smpid=$!
-all_active 60
+opensm_start -s 0
+ports_active 60
 tap_ok $? "opensm -g 0x$pg: all $nhca ports ACTIVE"
-for _ in $(seq 30); do
-	grep -q "SUBNET UP" "$run/opensm.log" && break
-	sleep 1
-done
-tap_like "opensm: SUBNET UP" "$(cat "$run/opensm.log")" "SUBNET UP"
+opensm_up 30
+tap_like "opensm: SUBNET UP" "$(cat "$OPENSM_LOG")" "SUBNET UP"
 smlid=$(lid vmlx0)
 declare -A seen=()
 for d in $devs; do
@@ -228,10 +201,10 @@ trap144="Received Generic Notice type:4 num:144 .* from LID:$l2 "
 # traps144 N: wait (10 s at most) until opensm has logged N of them
 traps144() {
 	for _ in $(seq 20); do
-		[[ $(grep -Ec "$trap144" "$run/opensm.log") -ge $1 ]] && break
+		[[ $(grep -Ec "$trap144" "$OPENSM_LOG") -ge $1 ]] && break
 		sleep 0.5
 	done
-	grep -Ec "$trap144" "$run/opensm.log"
+	grep -Ec "$trap144" "$OPENSM_LOG"
 }
 t0=$(traps144 0)
 exec 7<>/dev/infiniband/issm2
@@ -356,7 +329,7 @@ for d in $devs; do
 	tap_like "saquery NR: $d" "$out" \
 		"lid\.*$(lid "$d")"$'\n'"([^N].*"$'\n'")*.*node_guid\.*0x$(hexguid "$(cat $ib/$d/node_guid)")"
 done
-[[ $TAP_FAILED -eq 0 ]] || tap_diag "$out" "$(tail -20 "$run/opensm.log")"
+[[ $TAP_FAILED -eq 0 ]] || tap_diag "$out" "$(tail -20 "$OPENSM_LOG")"
 la=$(lid vmlx1) lb=$(lid vmlx3)
 out=$(timeout 60 saquery PR --src-to-dst "$la:$lb" 2>&1)
 tap_like "saquery PR $la to $lb: one path" "$out" \
@@ -388,9 +361,9 @@ cpid=$!
 sleep 2
 tap_ok "$(kill -0 "$cpid" && kill -0 "$spid"; echo $?)" \
 	"RC pingpong vmlx3 <-> vmlx2 running"
-sweeps0=$(grep -c "SUBNET UP" "$run/opensm.log")
+sweeps0=$(grep -c "SUBNET UP" "$OPENSM_LOG")
 trap128="Received Generic Notice type:1 num:128 \\(Link state change\\) Producer:2 \\(Switch\\) from LID:$swlid "
-traps0=$(grep -Ec "$trap128" "$run/opensm.log")
+traps0=$(grep -Ec "$trap128" "$OPENSM_LOG")
 ibv_asyncwatch -d vmlx3 >"$run/async" 2>&1 &
 apid=$!
 for _ in $(seq 100); do
@@ -426,16 +399,16 @@ tap_is "vmlx3: DOWN" "$(cat $ib/vmlx3/ports/1/state)" "1: DOWN"
 out=$(timeout 20 smpquery portinfo "$swlid" $nhca 2>&1)
 tap_is "switch port $nhca: Down" "$(field "$out" LinkState)" "Down"
 for _ in $(seq 30); do
-	[[ $(grep -c "SUBNET UP" "$run/opensm.log") -gt $sweeps0 ]] && break
+	[[ $(grep -c "SUBNET UP" "$OPENSM_LOG") -gt $sweeps0 ]] && break
 	sleep 1
 done
 tap_is "opensm got Trap 128 from the switch (LID $swlid)" \
-	"$(grep -Ec "$trap128" "$run/opensm.log")" $((traps0 + 1))
-tap_ok $([[ $(grep -c "SUBNET UP" "$run/opensm.log") -gt $sweeps0 ]]; echo $?) \
+	"$(grep -Ec "$trap128" "$OPENSM_LOG")" $((traps0 + 1))
+tap_ok $([[ $(grep -c "SUBNET UP" "$OPENSM_LOG") -gt $sweeps0 ]]; echo $?) \
 	"opensm swept again after the trap"
-sweeps1=$(grep -c "SUBNET UP" "$run/opensm.log")
+sweeps1=$(grep -c "SUBNET UP" "$OPENSM_LOG")
 echo 1 >"$dbg/vmlx3/port1/link"
-all_active 60
+ports_active 60
 tap_ok $? "link back: vmlx3 ACTIVE again (opensm swept on the trap)"
 sleep 1
 kill "$apid"
@@ -443,8 +416,8 @@ wait "$apid" 2>/dev/null
 tap_like "ibv_asyncwatch vmlx3: PORT_ERR, then PORT_ACTIVE" "$(cat "$run/async")" \
 	"IBV_EVENT_PORT_ERR .*port 1.*IBV_EVENT_PORT_ACTIVE .*port 1"
 tap_is "opensm got a second Trap 128" \
-	"$(grep -Ec "$trap128" "$run/opensm.log")" $((traps0 + 2))
-tap_ok $([[ $(grep -c "SUBNET UP" "$run/opensm.log") -gt $sweeps1 ]]; echo $?) \
+	"$(grep -Ec "$trap128" "$OPENSM_LOG")" $((traps0 + 2))
+tap_ok $([[ $(grep -c "SUBNET UP" "$OPENSM_LOG") -gt $sweeps1 ]]; echo $?) \
 	"opensm swept once more"
 port=$((port + 1))
 run_pair "ibv_rc_pingpong vmlx3 to vmlx2 after the link came back" "$port" \
@@ -452,12 +425,10 @@ run_pair "ibv_rc_pingpong vmlx3 to vmlx2 after the link came back" "$port" \
 	timeout 60 ibv_rc_pingpong -d vmlx3 -i 1 -p "$port" -n 200 "$host"
 
 tap_diag "opensm's log of the last sweeps:" \
-	"$(grep -iE "trap|notice|SUBNET UP" "$run/opensm.log" | tail -8)"
+	"$(grep -iE "trap|notice|SUBNET UP" "$OPENSM_LOG" | tail -8)"
 
 # --- teardown ------------------------------------------------------------------------------
-kill "$smpid"
-wait "$smpid" 2>/dev/null
-smpid=
+opensm_stop
 tap_is "rdma res: as after modprobe" "$(rdma res show 2>&1)" "$before"
 tap_check "rmmod ib_uverbs ib_umad vmlx" rmmod ib_uverbs ib_umad vmlx
 tap_check "rmmod ib_core" rmmod ib_core

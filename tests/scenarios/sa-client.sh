@@ -38,9 +38,8 @@ here=$(dirname "$0")
 
 ib=/sys/class/infiniband
 run=$(mktemp -d)
-smpid=
 cleanup() {
-	[[ -z $smpid ]] || kill "$smpid" 2>/dev/null
+	opensm_stop
 	rm -rf "$run"
 }
 trap cleanup EXIT
@@ -50,45 +49,12 @@ lid() {
 	echo $(($(cat "$ib/$1/ports/1/lid")))
 }
 
-# port_guid DEV: the port GUID of DEV port 1, 0123456789abcdef
-port_guid() {
-	cut -d: -f5-8 <"$ib/$1/ports/1/gids/0" | tr -d :
-}
-
-# wait_active SECONDS DEV...: 0 once every DEV's port 1 is ACTIVE
-wait_active() {
-	local secs=$1 d n
-	shift
-	for _ in $(seq "$secs"); do
-		n=0
-		for d in "$@"; do
-			[[ $(cat "$ib/$d/ports/1/state") == "4: ACTIVE" ]] &&
-				n=$((n + 1))
-		done
-		[[ $n -eq $# ]] && return 0
-		sleep 1
-	done
-	return 1
-}
-
 start_opensm() {
-	opensm -F "$run/opensm.conf" -g "0x$(port_guid vmlx0)" -s 0 \
-		-f "$run/opensm.log" >"$run/opensm.out" 2>&1 &
-	smpid=$!
-	wait_active 60 vmlx0 vmlx1
+	opensm_start -s 0
+	ports_active 60 vmlx0 vmlx1
 	tap_ok $? "opensm: both ports ACTIVE"
-	for _ in $(seq 30); do
-		grep -q "SUBNET UP" "$run/opensm.log" && break
-		sleep 1
-	done
-	tap_like "opensm: SUBNET UP" "$(cat "$run/opensm.log")" "SUBNET UP"
-}
-
-stop_opensm() {
-	kill "$smpid"
-	wait "$smpid" 2>/dev/null
-	smpid=
-	: >"$run/opensm.log"
+	opensm_up 30
+	tap_like "opensm: SUBNET UP" "$(cat "$OPENSM_LOG")" "SUBNET UP"
 }
 
 # members GID: how many times saquery lists GID as a member of the
@@ -116,7 +82,6 @@ gid() {
 vmlx_start --params "num_hcas=2" ib_umad ib_verbs_test
 vt_run sa expect EAGAIN
 
-echo "force_log_flush TRUE" >"$run/opensm.conf"
 start_opensm
 
 # --- PathRecord ----------------------------------------------------------------------
@@ -153,7 +118,7 @@ tap_is "saquery -m: two users, vmlx0 still a member once" "$(members "$g0")" 1
 vt_run sa mcast free 0
 tap_is "saquery -m: one user freed, vmlx0 still a member" "$(members "$g0")" 1
 
-stop_opensm
+opensm_stop
 tap_is "saquery -m with opensm gone: nothing" "$(members "$g0")" 0
 start_opensm
 vt_run sa mcast reset 1
@@ -172,7 +137,7 @@ vt_knob vmlx1 link 0
 vt_wait_state vmlx1 DOWN 10
 tap_ok $? "link pulled: vmlx1 DOWN"
 vt_knob vmlx1 link 1
-wait_active 60 vmlx1
+ports_active 60 vmlx1
 tap_ok $? "link back: vmlx1 ACTIVE again"
 vt_run sa mcast reset 2 a=vmlx1 b=vmlx0
 wait_members "$g1" 1
@@ -185,7 +150,7 @@ tap_ok $? "saquery -m: vmlx1 no longer a member"
 vt_knob vmlx1 drop_ppm 1000000
 vt_run sa expect ETIMEDOUT a=vmlx1 b=vmlx0 timeout_ms=1000
 vt_knob vmlx1 drop_ppm 0
-stop_opensm
+opensm_stop
 vt_run sa expect EINVAL a=vmlx1 b=vmlx0
 
 # --- device removal with queries in flight ----------------------------------------------
@@ -196,7 +161,7 @@ vt_run sa flood n=50 a=vmlx1 b=vmlx0 timeout_ms=60000
 	2>/dev/null &
 joiner=$!
 sleep 1
-stop_opensm
+opensm_stop
 tap_check "rmmod vmlx with queries in flight and a join waiting" \
 	timeout 60 rmmod vmlx
 wait "$joiner"

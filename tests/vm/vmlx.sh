@@ -18,6 +18,21 @@
 # so must the debugfs directories of ib_verbs_test and vmlx
 # (ib_verbs_test).  Last, VMLX_RES_BASELINE is what `rdma res show` says
 # then, also printed as a comment: the counts a scenario must return to.
+#
+# For a fabric run by Debian's opensm instead of static LIDs:
+#
+#   vmlx_start --params "num_hcas=2" ib_umad
+#   opensm_start -s 0                    # OPENSM_PID, OPENSM_LOG
+#   ports_active 60 vmlx0 vmlx1 || ...
+#   opensm_stop
+#
+# port_guid DEV prints the GUID of DEV's port 1 as 0123456789abcdef.
+# ports_active SECS [DEV...] returns 0 once port 1 of every DEV (of every
+# HCA without DEVs) is ACTIVE, 1 after SECS seconds.  opensm_start
+# [--partitions TEXT] [OPENSM-ARG...] starts opensm on vmlx0's port 1,
+# with TEXT as its partitions.conf and its log flushed line by line into
+# OPENSM_LOG, emptied at each start.  opensm_up SECS returns 0 once that
+# log says SUBNET UP.  opensm_stop kills it and waits for it, if it runs.
 
 VMLX_RES_BASELINE=
 
@@ -51,4 +66,68 @@ vmlx_start() {
 	done
 	VMLX_RES_BASELINE=$(rdma res show 2>&1)
 	tap_diag "rdma res at the start:" "$VMLX_RES_BASELINE"
+}
+
+port_guid() {
+	cut -d: -f5-8 <"/sys/class/infiniband/$1/ports/1/gids/0" | tr -d :
+}
+
+ports_active() {
+	local secs=$1 d n
+	local -a devs
+
+	shift
+	devs=("$@")
+	if [[ ${#devs[@]} -eq 0 ]]; then
+		for d in /sys/class/infiniband/vmlx*; do
+			devs+=("${d##*/}")
+		done
+	fi
+	for _ in $(seq "$secs"); do
+		n=0
+		for d in "${devs[@]}"; do
+			[[ $(cat "/sys/class/infiniband/$d/ports/1/state") == \
+			   "4: ACTIVE" ]] && n=$((n + 1))
+		done
+		[[ $n -eq ${#devs[@]} ]] && return 0
+		sleep 1
+	done
+	return 1
+}
+
+OPENSM_PID=
+OPENSM_LOG=
+opensm_dir=
+
+opensm_start() {
+	if [[ -z $opensm_dir ]]; then
+		opensm_dir=$(mktemp -d)
+		OPENSM_LOG=$opensm_dir/opensm.log
+		echo "force_log_flush TRUE" >"$opensm_dir/opensm.conf"
+	fi
+	if [[ ${1:-} == --partitions ]]; then
+		echo "$2" >"$opensm_dir/partitions.conf"
+		echo "partition_config_file $opensm_dir/partitions.conf" \
+			>>"$opensm_dir/opensm.conf"
+		shift 2
+	fi
+	: >"$OPENSM_LOG"
+	opensm -F "$opensm_dir/opensm.conf" -g "0x$(port_guid vmlx0)" \
+		-f "$OPENSM_LOG" "$@" >>"$opensm_dir/opensm.out" 2>&1 &
+	OPENSM_PID=$!
+}
+
+opensm_up() {
+	for _ in $(seq "$1"); do
+		grep -q "SUBNET UP" "$OPENSM_LOG" && return 0
+		sleep 1
+	done
+	return 1
+}
+
+opensm_stop() {
+	[[ -n $OPENSM_PID ]] || return 0
+	kill "$OPENSM_PID" 2>/dev/null
+	wait "$OPENSM_PID" 2>/dev/null
+	OPENSM_PID=
 }
