@@ -3,7 +3,8 @@
 #
 # VM scenario: IPoIB in datagram mode between two HCAs on a fabric that
 # Debian's unmodified opensm brings up.  ib0 (vmlx0) and ib1 (vmlx1) are
-# moved into the network namespaces "a" and "b", 10.13.0.1 and 10.13.0.2.
+# moved into the network namespaces "a" and "b", 10.13.0.1 and 10.13.0.2;
+# a third HCA, vmlx2, stays outside partition 0x8001.
 #
 #  - ib_ipoib makes one interface per port: ARPHRD_INFINIBAND (type 32),
 #    ip -d link shows link/infiniband, the address (flags 00, the UD QP's
@@ -24,8 +25,9 @@
 #    socket is open, not after.
 #  - Children in partition 0x8001 (opensm's partitions.conf): one by
 #    create_child, one by ip link add, the refusals of both ways, umcast
-#    through ip link set; the children ping each other; delete_child and
-#    ip link del remove them, and not a parent.
+#    through ip link set; the children ping each other; vmlx2, left out
+#    of the partition, gets no carrier on its child and reaches neither;
+#    delete_child and ip link del remove them, and not a parent.
 #  - Malformed frames from the fabric (ipoib_inject.py, a UD QP of its own
 #    on vmlx1): each dropped and counted by cause in ethtool -S and in
 #    rx_dropped; ping still works.
@@ -45,9 +47,8 @@ here=$(dirname "$0")
 
 ib=/sys/class/infiniband
 run=$(mktemp -d)
-smpid=
 cleanup() {
-	[[ -z $smpid ]] || kill "$smpid" 2>/dev/null
+	opensm_stop
 	ip netns pids a 2>/dev/null | xargs -r kill 2>/dev/null
 	ip netns pids b 2>/dev/null | xargs -r kill 2>/dev/null
 	ip netns del a 2>/dev/null
@@ -122,7 +123,7 @@ ns_listen() {
 	return 1
 }
 
-vmlx_start --params "num_hcas=2" ib_umad ib_uverbs
+vmlx_start --params "num_hcas=3" ib_umad ib_uverbs
 baseline=$VMLX_RES_BASELINE
 tap_check "modprobe ib_ipoib" modprobe ib_ipoib
 # the joins and leaves in dmesg, for the diagnostics of a failure
@@ -200,22 +201,15 @@ tap_check_fails "no ping without a subnet manager" \
 	na ping -c 1 -W 2 "$B"
 
 # --- opensm: carrier, MTU -----------------------------------------------------------------
-pg=$(cut -d: -f5-8 <"$ib/vmlx0/ports/1/gids/0" | tr -d :)
-echo "force_log_flush TRUE" >"$run/opensm.conf"
 # the default partition, and 0x8001 for the children
-cat >"$run/partitions.conf" <<EOF2
-Default=0x7fff, ipoib, defmember=full : ALL=full ;
-P1=0x8001, ipoib : ALL=full ;
-EOF2
-echo "partition_config_file $run/partitions.conf" >>"$run/opensm.conf"
-opensm -F "$run/opensm.conf" -g "0x$pg" -f "$run/opensm.log" \
-	>"$run/opensm.out" 2>&1 &
-smpid=$!
+# (vmlx2 is left out of it: the port outside the partition)
+opensm_start --partitions "Default=0x7fff, ipoib, defmember=full : ALL=full ;
+P1=0x8001, ipoib : 0x$(port_guid vmlx0)=full, 0x$(port_guid vmlx1)=full ;"
 wait_carrier a ib0 120
 tap_ok $? "ib0: carrier once opensm joined it to the broadcast group"
 wait_carrier b ib1 60
 tap_ok $? "ib1: carrier"
-[[ $TAP_FAILED -eq 0 ]] || tap_diag "$(tail -n 30 "$run/opensm.log")" \
+[[ $TAP_FAILED -eq 0 ]] || tap_diag "$(tail -n 30 "$OPENSM_LOG")" \
 	"$(dmesg | grep -i ipoib | tail -n 20)"
 tap_is "ib0: MTU 2044 (the broadcast group's 2048 less 4)" \
 	"$(na cat /sys/class/net/ib0/mtu)" 2044
@@ -382,7 +376,7 @@ done
 tap_ok $? "saquery -m: ib1's port left $MGID when the socket closed"
 [[ $TAP_FAILED -eq 0 ]] || tap_diag "$(nb ip maddr show dev ib1)" \
 	"$(dmesg | grep -E 'ib1: (join|leav)' | tail -n 20)" \
-	"$(grep -iE 'mcmember|1B[0-9A-F]{2}' "$run/opensm.log" | tail -n 20)"
+	"$(grep -iE 'mcmember|1B[0-9A-F]{2}' "$OPENSM_LOG" | tail -n 20)"
 
 # --- P_Key children -------------------------------------------------------------------------
 C=10.14.0
@@ -421,6 +415,18 @@ tap_ok $? "ib0.8001 and ib1.8001: carrier (partition 0x8001 joined)"
 out=$(na ping -c 5 -W 5 $C.2 2>&1)
 tap_like "ping across partition 0x8001" "$out" \
 	"5 packets transmitted, 5 received"
+# vmlx2 is not in partition 0x8001: its child never gets a carrier
+# and cannot reach the partition's members
+tap_check "ip link add ib2.8001 on vmlx2, outside the partition" \
+	ip link add link ib2 name ib2.8001 type ipoib pkey 0x8001
+ip link set ib2.8001 up && ip addr add $C.3/24 dev ib2.8001
+sleep 5
+tap_is "ib2.8001: no carrier (0x8001 is not in vmlx2's P_Key table)" \
+	"$(cat /sys/class/net/ib2.8001/carrier)" 0
+tap_check_fails "ib2.8001 cannot reach ib1.8001" ping -c 3 -W 2 $C.2
+out=$(na ping -c 3 -W 2 $C.3 2>&1)
+tap_like "ib0.8001 cannot reach ib2.8001" "$out" " 0 received"
+tap_check "ip link del ib2.8001" ip link del ib2.8001
 tap_check "delete_child 0x8001" \
 	na sh -c "echo 0x8001 >/sys/class/net/ib0/delete_child"
 tap_check_fails "ib0.8001 is gone" na ip link show ib0.8001
@@ -472,19 +478,16 @@ tap_like "link back: ping" "$out" "3 packets transmitted, 3 received"
 ip netns exec a ping -c 150 -i 0.2 -W 2 "$B" >"$run/ping.sm" 2>&1 &
 ppid=$!
 sleep 5
-kill "$smpid"
-wait "$smpid" 2>/dev/null
+opensm_stop
 sleep 3
-opensm -F "$run/opensm.conf" -g "0x$pg" -f "$run/opensm2.log" \
-	>"$run/opensm2.out" 2>&1 &
-smpid=$!
+opensm_start
 wait $ppid
 got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$run/ping.sm")
 tap_ok "$([[ ${got:-0} -ge 135 ]]; echo $?)" \
 	"opensm restarted under ping: ${got:-0} of 150 answered"
 tap_diag "$(tail -n 2 "$run/ping.sm")"
-grep -q "SUBNET UP" "$run/opensm2.log" ||
-	tap_diag "the new opensm's log:" "$(tail -n 20 "$run/opensm2.log")"
+grep -q "SUBNET UP" "$OPENSM_LOG" ||
+	tap_diag "the new opensm's log:" "$(tail -n 20 "$OPENSM_LOG")"
 out=$(na ping -c 3 -W 5 "$B" 2>&1)
 tap_like "after the new opensm: ping" "$out" "3 packets transmitted, 3 received"
 out=$(na ping -6 -c 3 -W 5 "$ll%ib0" 2>&1)
@@ -515,9 +518,7 @@ tap_ok $? "ib0 and ib1: carrier"
 ip netns exec a iperf3 -c "$B" -p 5201 -t 60 >"$run/iperf3.load2" 2>&1 &
 lpid=$!
 sleep 5
-kill "$smpid"
-wait "$smpid" 2>/dev/null
-smpid=
+opensm_stop
 tap_check "rmmod vmlx under iperf3" rmmod vmlx
 kill $lpid 2>/dev/null
 wait $lpid
