@@ -66,23 +66,22 @@ int cm_av_from_wc(struct cm_port *port, const struct ib_wc *wc,
 	return 0;
 }
 
-static int cm_init_qp_init_attr(struct cm_id_private *cm_id,
-				struct ib_qp_attr *qp_attr, int *qp_attr_mask)
+/*
+ * The connection states in which the attributes of each QP state are
+ * known: RTS once both sides' parameters are (a REP), RTR once the other
+ * side's are (a REQ received or a REP), INIT as soon as a request exists.
+ */
+#define CM_QP_RTS_STATES (BIT(IB_CM_REP_RCVD) | BIT(IB_CM_MRA_REP_SENT) | \
+			  BIT(IB_CM_REP_SENT) | BIT(IB_CM_MRA_REP_RCVD) | \
+			  BIT(IB_CM_ESTABLISHED))
+#define CM_QP_RTR_STATES (CM_QP_RTS_STATES | BIT(IB_CM_REQ_RCVD) | \
+			  BIT(IB_CM_MRA_REQ_SENT))
+#define CM_QP_INIT_STATES (CM_QP_RTR_STATES | BIT(IB_CM_REQ_SENT) | \
+			   BIT(IB_CM_MRA_REQ_RCVD))
+
+static void cm_init_qp_init_attr(struct cm_id_private *cm_id,
+				 struct ib_qp_attr *qp_attr, int *qp_attr_mask)
 {
-	switch (cm_id->id.state) {
-	case IB_CM_REQ_SENT:
-	case IB_CM_MRA_REQ_RCVD:
-	case IB_CM_REQ_RCVD:
-	case IB_CM_MRA_REQ_SENT:
-	case IB_CM_REP_RCVD:
-	case IB_CM_MRA_REP_SENT:
-	case IB_CM_REP_SENT:
-	case IB_CM_MRA_REP_RCVD:
-	case IB_CM_ESTABLISHED:
-		break;
-	default:
-		return -EINVAL;
-	}
 	*qp_attr_mask = IB_QP_STATE | IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX |
 			IB_QP_PORT;
 	qp_attr->qp_access_flags = IB_ACCESS_REMOTE_WRITE;
@@ -91,7 +90,6 @@ static int cm_init_qp_init_attr(struct cm_id_private *cm_id,
 					    IB_ACCESS_REMOTE_ATOMIC;
 	qp_attr->pkey_index = cm_id->pkey_index;
 	qp_attr->port_num = cm_id->av.port->port_num;
-	return 0;
 }
 
 static int cm_init_qp_rtr_attr(struct cm_id_private *cm_id,
@@ -99,18 +97,6 @@ static int cm_init_qp_rtr_attr(struct cm_id_private *cm_id,
 {
 	int ret;
 
-	switch (cm_id->id.state) {
-	case IB_CM_REQ_RCVD:
-	case IB_CM_MRA_REQ_SENT:
-	case IB_CM_REP_RCVD:
-	case IB_CM_MRA_REP_SENT:
-	case IB_CM_REP_SENT:
-	case IB_CM_MRA_REP_RCVD:
-	case IB_CM_ESTABLISHED:
-		break;
-	default:
-		return -EINVAL;
-	}
 	ret = ib_init_ah_attr_from_path(cm_id->cm_dev->ib_device,
 					cm_id->av.port->port_num, &cm_id->path,
 					&qp_attr->ah_attr);
@@ -130,19 +116,9 @@ static int cm_init_qp_rtr_attr(struct cm_id_private *cm_id,
 	return 0;
 }
 
-static int cm_init_qp_rts_attr(struct cm_id_private *cm_id,
-			       struct ib_qp_attr *qp_attr, int *qp_attr_mask)
+static void cm_init_qp_rts_attr(struct cm_id_private *cm_id,
+				struct ib_qp_attr *qp_attr, int *qp_attr_mask)
 {
-	switch (cm_id->id.state) {
-	case IB_CM_REP_RCVD:
-	case IB_CM_MRA_REP_SENT:
-	case IB_CM_REP_SENT:
-	case IB_CM_MRA_REP_RCVD:
-	case IB_CM_ESTABLISHED:
-		break;
-	default:
-		return -EINVAL;
-	}
 	*qp_attr_mask = IB_QP_STATE | IB_QP_SQ_PSN;
 	qp_attr->sq_psn = cm_id->sq_psn;
 	if (cm_id->qp_type == IB_QPT_RC) {
@@ -153,7 +129,6 @@ static int cm_init_qp_rts_attr(struct cm_id_private *cm_id,
 		qp_attr->rnr_retry = cm_id->rnr_retry_count;
 		qp_attr->max_rd_atomic = cm_id->initiator_depth;
 	}
-	return 0;
 }
 
 /**
@@ -179,24 +154,32 @@ int ib_cm_init_qp_attr(struct ib_cm_id *cm_id, struct ib_qp_attr *qp_attr,
 		       int *qp_attr_mask)
 {
 	struct cm_id_private *priv = to_cm_id(cm_id);
-	unsigned long flags;
-	int ret;
+	unsigned long states, flags;
+	int ret = 0;
 
-	spin_lock_irqsave(&priv->lock, flags);
 	switch (qp_attr->qp_state) {
 	case IB_QPS_INIT:
-		ret = cm_init_qp_init_attr(priv, qp_attr, qp_attr_mask);
+		states = CM_QP_INIT_STATES;
 		break;
 	case IB_QPS_RTR:
-		ret = cm_init_qp_rtr_attr(priv, qp_attr, qp_attr_mask);
+		states = CM_QP_RTR_STATES;
 		break;
 	case IB_QPS_RTS:
-		ret = cm_init_qp_rts_attr(priv, qp_attr, qp_attr_mask);
+		states = CM_QP_RTS_STATES;
 		break;
 	default:
-		ret = -EINVAL;
-		break;
+		return -EINVAL;
 	}
+
+	spin_lock_irqsave(&priv->lock, flags);
+	if (!(states & BIT(cm_id->state)))
+		ret = -EINVAL;
+	else if (qp_attr->qp_state == IB_QPS_INIT)
+		cm_init_qp_init_attr(priv, qp_attr, qp_attr_mask);
+	else if (qp_attr->qp_state == IB_QPS_RTR)
+		ret = cm_init_qp_rtr_attr(priv, qp_attr, qp_attr_mask);
+	else
+		cm_init_qp_rts_attr(priv, qp_attr, qp_attr_mask);
 	spin_unlock_irqrestore(&priv->lock, flags);
 	return ret;
 }
