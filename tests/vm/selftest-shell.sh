@@ -3,7 +3,8 @@
 #
 # selftest-shell.sh - make shell works: the guest boots with the stack
 # loaded and the fabric up, hands its console to an interactive shell,
-# runs what is typed there, and powers off when the shell exits.
+# runs what is typed there (ping across IPoIB among it), and powers off
+# when the shell exits.
 #
 # The check types into the console as a user would, but only once the
 # prompt is there: a serial line drops what arrives before a program
@@ -46,6 +47,13 @@ printf 'echo "active=$(ibstat vmlx1 | grep -c "State: Active") sum=$((40 + 2))"\
 upto 'sum=42' 60
 tap_ok $? "a command typed at the prompt runs in the guest"
 tap_like "ibstat in the guest: vmlx1 Active" "$(cat "$log")" "active=1 sum=42"
+
+tap_like "the set-up: ib0 and ib1 in two namespaces" "$(cat "$log")" \
+	"ib0 is 10.0.0.1 in netns ns0, ib1 is 10.0.0.2 in netns ns1"
+# (the echo of the typed line has "\1" where the answer has the count)
+printf 'ip netns exec ns0 ping -c 3 -w 60 10.0.0.2 | sed -n "s/.* \\([0-9]*\\) received.*/pinged=\\1/p"\n' >&"${VM[1]}"
+upto 'pinged=[0-9]+' 90
+tap_like "ping from ns0 over ib0 to ib1 in ns1" "$(cat "$log")" "pinged=3"
 
 printf 'exit\n' >&"${VM[1]}"
 upto '[0-9]+ passed, [0-9]+ failed' 120
