@@ -202,6 +202,7 @@ enum nldev_request_names {
  *	its command does not look at it)
  * @port: the port PORT_INDEX names, a port of @device; 0 if none
  * @extack: where to say what is wrong with the request
+ * @net: the requester's network namespace
  */
 struct nldev_request {
 	struct nlattr		*tb[RDMA_NLDEV_ATTR_MAX];
