@@ -30,8 +30,8 @@
  * reference forever.
  *
  * Context: any context that may take a spinlock.
- * Return: 0, or -EINVAL if @port is not a port of @device or @device is
- * not registered.
+ * Return: 0, or -EINVAL if @port is not a port of @device, or if @ndev is
+ * not NULL and @device is not registered.
  */
 int ib_device_set_netdev(struct ib_device *device, struct net_device *ndev,
 			 u32 port)
@@ -41,6 +41,8 @@ int ib_device_set_netdev(struct ib_device *device, struct net_device *ndev,
 	unsigned long flags;
 
 	if (!device->port_data || !rdma_is_port_valid(device, port))
+		return -EINVAL;
+	if (ndev && READ_ONCE(device->reg_state) != IB_DEV_LIVE)
 		return -EINVAL;
 	pd = &device->port_data[port];
 
