@@ -8,7 +8,8 @@
 #   make test             install what is missing, then every test platform
 #   make user             the userspace test programs (tests/user, libibverbs)
 #   make demo             boot a VM, load the stack, show it
-#   make bench            boot a VM, measure RC WRITE from kernel and user
+#   make bench            boot VMs, measure RC WRITE from kernel and user,
+#                         and IPoIB against veth
 #   make modules_install  install into /lib/modules/$(KVER)/updates
 #
 # KVER picks the kernel (default: the newest Debian 6.1 headers installed,
@@ -67,6 +68,7 @@ shell: deps
 # Not part of test: tests/bench/README.rst.
 bench: modules
 	+tests/bench/vmlx-bench.sh
+	+tests/bench/ipoib-bench.sh
 
 modules_install: have-kdir
 	+$(KMAKE) INSTALL_MOD_DIR=updates modules_install

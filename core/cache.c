@@ -105,6 +105,7 @@ int ib_cache_setup_one(struct ib_device *device)
 		struct ib_port_data *pd = ib_port(device, port);
 
 		rwlock_init(&pd->cache_lock);
+		spin_lock_init(&pd->netdev_lock);
 		INIT_LIST_HEAD(&pd->qp_pkeys);
 		if (device->ops->get_port_immutable) {
 			ret = device->ops->get_port_immutable(device, port,

@@ -26,6 +26,8 @@ struct ib_mad_agent;
  *	from registration to unregistration (sysfs.c)
  * @qp_pkeys: the P_Key indexes QPs use on the port, for the LSM
  *	(security.c; its lock protects the list)
+ * @netdev_lock: protects @netdev
+ * @netdev: the port's net device, referenced (netdev.c)
  *
  * The cache is refreshed at registration and on every port event, before
  * the event handlers are called, so they see the new values.
@@ -42,6 +44,9 @@ struct ib_port_data {
 	union ib_gid		*gids;
 	struct ib_port_kobj	*sysfs;
 	struct list_head	qp_pkeys;
+	/* protects netdev */
+	spinlock_t		netdev_lock;
+	struct net_device	*netdev;
 };
 
 /* Allocate an ib_* object with room for the driver's part of it. */
@@ -185,6 +190,10 @@ void ib_sysfs_cleanup(void);
 void ib_device_sysfs_setup(struct ib_device *device);
 int ib_device_register_sysfs(struct ib_device *device);
 void ib_device_unregister_sysfs(struct ib_device *device);
+
+/* netdev.c */
+struct net_device *ib_device_get_netdev(struct ib_device *device, u32 port);
+void ib_device_release_netdevs(struct ib_device *device);
 
 /* cache.c */
 int ib_cache_setup_one(struct ib_device *device);

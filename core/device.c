@@ -294,6 +294,7 @@ static void ib_disable_device(struct ib_device *device)
 	list_for_each_entry_reverse(client, &ib_clients, list)
 		ib_remove_client_from_device(device, client);
 
+	ib_device_release_netdevs(device);
 	ib_device_put(device);
 	wait_for_completion(&device->unreg_completion);
 	rdma_restrack_report(device);
@@ -305,7 +306,9 @@ static void ib_disable_device(struct ib_device *device)
  * @device: a device from ib_alloc_device(), filled in by the driver
  * @name: the device name, or a template with one "%d" that is replaced by
  *	the lowest number giving an unused name (e.g. "vmlx%d")
- * @dma_device: the parent device, or NULL for a virtual device
+ * @dma_device: the device to map DMA for, which also becomes the parent
+ *	in sysfs; NULL for a software device, whose driver may set
+ *	@device->dev.parent itself (or leave it NULL for a virtual device)
  *
  * Reads the device attributes and port data from the driver, creates
  * /sys/class/infiniband/<name> and calls the add callback of every
@@ -343,7 +346,9 @@ int ib_register_device(struct ib_device *device, const char *name,
 	if (ret)
 		goto err_release_cache;
 
-	device->dev.parent = dma_device;
+	/* a driver may have named a parent of its own */
+	if (dma_device)
+		device->dev.parent = dma_device;
 	device->groups[1] = device->ops->device_group;
 	ret = device_add(&device->dev);
 	if (ret)

@@ -202,12 +202,14 @@ enum nldev_request_names {
  *	its command does not look at it)
  * @port: the port PORT_INDEX names, a port of @device; 0 if none
  * @extack: where to say what is wrong with the request
+ * @net: the requester's network namespace
  */
 struct nldev_request {
 	struct nlattr		*tb[RDMA_NLDEV_ATTR_MAX];
 	struct ib_device	*device;
 	u32			port;
 	struct netlink_ext_ack	*extack;
+	struct net		*net;
 };
 
 /*
@@ -289,7 +291,10 @@ static int nldev_doit(struct sk_buff *skb, const struct nlmsghdr *nlh,
 		      int (*fill)(struct sk_buff *msg,
 				  const struct nldev_request *req))
 {
-	struct nldev_request req = { .extack = extack };
+	struct nldev_request req = {
+		.extack = extack,
+		.net = sock_net(skb->sk),
+	};
 	struct nlmsghdr *rnlh;
 	struct sk_buff *msg;
 	int ret;
@@ -376,8 +381,30 @@ static int nldev_put_dev(struct sk_buff *msg, struct ib_device *device)
 	return 0;
 }
 
+/*
+ * The port's net device, as upstream: only to a requester in the network
+ * namespace the net device lives in.
+ */
+static int nldev_put_port_netdev(struct sk_buff *msg,
+				 struct ib_device *device, u32 port,
+				 struct net *net)
+{
+	struct net_device *ndev;
+	int ret = 0;
+
+	ndev = ib_device_get_netdev(device, port);
+	if (!ndev)
+		return 0;
+	if (net_eq(dev_net(ndev), net) &&
+	    (nla_put_u32(msg, RDMA_NLDEV_ATTR_NDEV_INDEX, ndev->ifindex) ||
+	     nla_put_string(msg, RDMA_NLDEV_ATTR_NDEV_NAME, ndev->name)))
+		ret = -EMSGSIZE;
+	dev_put(ndev);
+	return ret;
+}
+
 static int nldev_put_port(struct sk_buff *msg, struct ib_device *device,
-			  u32 port)
+			  u32 port, struct net *net)
 {
 	const struct ib_port_immutable *imm;
 	struct ib_port_attr attr;
@@ -409,7 +436,7 @@ static int nldev_put_port(struct sk_buff *msg, struct ib_device *device,
 	if (nla_put_u8(msg, RDMA_NLDEV_ATTR_PORT_STATE, attr.state) ||
 	    nla_put_u8(msg, RDMA_NLDEV_ATTR_PORT_PHYS_STATE, attr.phys_state))
 		return -EMSGSIZE;
-	return 0;
+	return nldev_put_port_netdev(msg, device, port, net);
 }
 
 static int nldev_fill_dev(struct sk_buff *msg, const struct nldev_request *req)
@@ -462,7 +489,7 @@ static int nldev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 static int nldev_fill_port(struct sk_buff *msg,
 			   const struct nldev_request *req)
 {
-	return nldev_put_port(msg, req->device, req->port);
+	return nldev_put_port(msg, req->device, req->port, req->net);
 }
 
 /* RDMA_NLDEV_CMD_PORT_GET with DEV_INDEX and PORT_INDEX: that port. */
@@ -511,7 +538,8 @@ static int nldev_port_get_dumpit(struct sk_buff *skb,
 		for (; port <= rdma_end_port(device); port++) {
 			nlh = nldev_put_hdr(skb, NETLINK_CB(cb->skb).portid,
 					    cb->nlh, NLM_F_MULTI);
-			ret = nlh ? nldev_put_port(skb, device, port) :
+			ret = nlh ? nldev_put_port(skb, device, port,
+						   sock_net(skb->sk)) :
 				    -EMSGSIZE;
 			if (ret) {
 				if (nlh)

@@ -3,11 +3,17 @@
 # Runs inside the demo VM: each command is shown with a prompt, then its
 # output, as on a user's terminal.
 set -u
+. "$(dirname "$0")/ipoib-netns.sh"
 
+# show CMD...: CMD and its output; its exit status
 show() {
+	local status
+
 	echo "# $*"
 	eval "$@" 2>&1 | sed 's/^/  /'
+	status=${PIPESTATUS[0]}
 	echo
+	return "$status"
 }
 
 echo "=== ibstack demo: what a user of this kernel sees ==="
@@ -18,7 +24,9 @@ show uname -r
 show modprobe vmlx num_hcas=4
 show modprobe ib_umad
 show modprobe ib_uverbs
-show "lsmod | grep -E '^(Module|ib_core|ib_umad|ib_uverbs|vmlx)'"
+# IP over InfiniBand: an interface per port, ib0 ... ib3
+show modprobe ib_ipoib
+show "lsmod | grep -E '^(Module|ib_core|ib_umad|ib_uverbs|ib_ipoib|vmlx)'"
 show ls -l /sys/class/infiniband/ /sys/class/infiniband_mad/ /dev/infiniband/
 show ibstat vmlx0
 # Debian's unmodified opensm on vmlx0 port 1, through /dev/infiniband/umad0
@@ -52,9 +60,25 @@ show "(ibv_rc_pingpong -d vmlx1 -n 200 -s 4096 & sleep 1; ibv_rc_pingpong -d vml
 show perfquery "$lid3" 1
 show "(ibv_rc_pingpong -d vmlx1 -n 100000000 >/dev/null 2>&1 & sleep 1; ibv_rc_pingpong -d vmlx0 -n 100000000 127.0.0.1 >/dev/null 2>&1 & sleep 3; rdma res; rdma res show qp; kill %1 %2; wait)"
 show rdma res
+# IPoIB between vmlx0 and vmlx1: ib0 and ib1 in two network namespaces,
+# so that the packets cross the fabric
+demo_status=0
+if ipoib_netns_up show && ipoib_netns_wait 60; then
+	show ip -n ns0 -d link show ib0
+	show ip -n ns0 addr show ib0
+	show ip netns exec ns0 ping -c 5 "$IPOIB_NS1_ADDR" || demo_status=1
+	show ip -n ns0 neigh show dev ib0
+	show ip netns exec ns0 rdma link show vmlx0/1
+	show ip netns exec ns1 ls /sys/class/infiniband/vmlx1/device/net/
+else
+	echo "IPoIB: ib0 and ib1 did not come up"
+	demo_status=1
+fi
+ipoib_netns_down
 kill "$smpid"
 wait "$smpid" 2>/dev/null
 show "dmesg | grep -iE 'vmlx|ib_core|infiniband' | tail -n 5"
-show rmmod ib_uverbs ib_umad vmlx ib_core
+show rmmod ib_ipoib ib_uverbs ib_umad vmlx ib_core
 show ls /sys/class/infiniband/
 echo "=== end of demo ==="
+exit "$demo_status"

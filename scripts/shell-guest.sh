@@ -7,6 +7,7 @@
 # Prints what was done and how to go on.
 set -u
 ib=/sys/class/infiniband
+. "$(dirname "$0")/ipoib-netns.sh"
 
 step() {
 	echo "# $*"
@@ -37,15 +38,9 @@ done
 echo "  $up of 2 ports ACTIVE"
 
 if [[ -d /sys/class/net/ib0 && -d /sys/class/net/ib1 ]]; then
-	for i in 0 1; do
-		step ip netns add ns$i
-		step ip link set ib$i netns ns$i
-		step ip -n ns$i addr add 10.0.0.$((i + 1))/24 dev ib$i
-		step ip -n ns$i link set ib$i up
-		step ip -n ns$i link set lo up
-	done
-	ipoib="ib0 is 10.0.0.1 in netns ns0, ib1 is 10.0.0.2 in netns ns1:
-  ip netns exec ns0 ping -c 3 10.0.0.2"
+	ipoib_netns_up step
+	ipoib="ib0 is $IPOIB_NS0_ADDR in netns ns0, ib1 is $IPOIB_NS1_ADDR in netns ns1:
+  ip netns exec ns0 ping -c 3 $IPOIB_NS1_ADDR"
 else
 	ipoib="no IPoIB devices (ib_ipoib is not built yet)"
 fi

@@ -372,6 +372,12 @@ void vmlx_mcast_deliver(struct vmlx_port *port, struct sk_buff *skb);
 void vmlx_mcast_port_init(struct vmlx_port *port);
 void vmlx_mcast_port_cleanup(struct vmlx_port *port);
 
+/* vmlx_bus.c */
+int vmlx_bus_init(void);
+void vmlx_bus_exit(void);
+struct device *vmlx_bus_add_hca(unsigned int num);
+void vmlx_bus_remove_hca(struct device *dev);
+
 /* vmlx_debugfs.c */
 void vmlx_debugfs_init(void);
 void vmlx_debugfs_add_dev(struct vmlx_dev *vdev);
@@ -386,7 +392,8 @@ void vmlx_debugfs_exit(void);
  * struct vmlx_dev - one software HCA
  * @ibdev: the core's device, first so that ib_alloc_device() works
  * @list: entry in the driver's list of HCAs
- * @num: HCA number, used for its GUIDs
+ * @num: HCA number, used for its GUIDs and its bus device's name
+ * @bus_dev: its device on the vmlx bus, the ib_device's parent
  * @ports: its ports, ibdev.phys_port_cnt of them
  * @attr_lock: see below
  * @qps: ordinary QPs by QP number; looked up under its lock, which
@@ -410,6 +417,7 @@ struct vmlx_dev {
 	struct ib_device	ibdev;
 	struct list_head	list;
 	unsigned int		num;
+	struct device		*bus_dev;
 	struct vmlx_port	ports[VMLX_MAX_PORTS];
 	/* protects ibdev.node_desc and ibdev.attrs.sys_image_guid */
 	spinlock_t		attr_lock;

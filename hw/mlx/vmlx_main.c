@@ -3,12 +3,13 @@
  * vmlx module: creates the software HCAs, cables them into the emulated
  * fabric and registers them with the core.
  *
- * Load: the work queue, the fabric, the debugfs root; every HCA allocated
- * with its ports set up and cabled; then every HCA registered, with its
- * debugfs directory; then, with static_lids, LIDs and ACTIVE ports.
+ * Load: the work queue, the vmlx bus, the fabric, the debugfs root; every
+ * HCA allocated with its bus device (its parent in sysfs) and its ports
+ * set up and cabled; then every HCA registered, with its debugfs
+ * directory; then, with static_lids, LIDs and ACTIVE ports.
  * Unload (and a failed load): every HCA unregistered, every port
- * uncabled, the fabric gone, debugfs gone, the HCAs freed, the work queue
- * last.
+ * uncabled, the fabric gone, debugfs gone, the HCAs freed and their bus
+ * devices removed, the bus, the work queue last.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -76,6 +77,14 @@ static struct vmlx_dev *vmlx_create(unsigned int num)
 	vdev = ib_alloc_device(struct vmlx_dev, ibdev);
 	if (!vdev)
 		return ERR_PTR(-ENOMEM);
+	vdev->bus_dev = vmlx_bus_add_hca(num);
+	if (IS_ERR(vdev->bus_dev)) {
+		struct device *err = vdev->bus_dev;
+
+		ib_dealloc_device(&vdev->ibdev);
+		return ERR_CAST(err);
+	}
+	vdev->ibdev.dev.parent = vdev->bus_dev;
 
 	vdev->num = num;
 	spin_lock_init(&vdev->attr_lock);
@@ -108,6 +117,7 @@ static struct vmlx_dev *vmlx_create(unsigned int num)
 static void vmlx_teardown(void)
 {
 	struct vmlx_dev *vdev, *next;
+	struct device *bus_dev;
 	unsigned int p;
 
 	list_for_each_entry_reverse(vdev, &vmlx_devs, list)
@@ -125,7 +135,9 @@ static void vmlx_teardown(void)
 			vmlx_mcast_port_cleanup(vmlx_port(vdev, p));
 		WARN_ON(!xa_empty(&vdev->qps) || !xa_empty(&vdev->mrs) ||
 			!xa_empty(&vdev->ahs));
+		bus_dev = vdev->bus_dev;
 		ib_dealloc_device(&vdev->ibdev);
+		vmlx_bus_remove_hca(bus_dev);
 	}
 }
 
@@ -149,12 +161,15 @@ static int __init vmlx_init(void)
 	vmlx_wq = alloc_workqueue("vmlx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!vmlx_wq)
 		return -ENOMEM;
+	ret = vmlx_bus_init();
+	if (ret)
+		goto err_wq;
 	/* the switch is HCA number 0xfff of the host, as far as GUIDs go */
 	ret = vmlx_fabric_init(num_hcas, num_ports, back_to_back,
 			       VMLX_GUID_PREFIX | (u64)host_id << 16 |
 			       VMLX_SWITCH_GUID_NUM << 4);
 	if (ret)
-		goto err_wq;
+		goto err_bus;
 	vmlx_debugfs_init();
 
 	for (i = 0; i < num_hcas; i++) {
@@ -183,6 +198,8 @@ static int __init vmlx_init(void)
 err_devs:
 	/* takes down the fabric and debugfs too */
 	vmlx_teardown();
+err_bus:
+	vmlx_bus_exit();
 err_wq:
 	destroy_workqueue(vmlx_wq);
 	return ret;
@@ -191,6 +208,7 @@ err_wq:
 static void __exit vmlx_exit(void)
 {
 	vmlx_teardown();
+	vmlx_bus_exit();
 	destroy_workqueue(vmlx_wq);
 }
 

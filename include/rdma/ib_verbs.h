@@ -1680,6 +1680,10 @@ int ib_modify_device(struct ib_device *device, int mask,
 		     struct ib_device_modify *modify);
 void ib_get_device_fw_str(struct ib_device *device, char *str);
 
+struct net_device;
+int ib_device_set_netdev(struct ib_device *device, struct net_device *ndev,
+			 u32 port);
+
 /**
  * rdma_device_to_ibdev - the ib_device behind a struct device
  * @device: the @dev member of a struct ib_device

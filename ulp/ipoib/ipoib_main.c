@@ -316,6 +316,8 @@ static void ipoib_dev_uninit(struct net_device *dev)
 	int i;
 
 	set_bit(IPOIB_FLAG_DYING, &priv->flags);
+	if (!priv->parent)
+		ib_device_set_netdev(priv->ca, NULL, priv->port);
 	mutex_lock(&priv->idev->lock);
 	list_del_init(&priv->dev_entry);
 	mutex_unlock(&priv->idev->lock);
@@ -535,6 +537,8 @@ static int ipoib_add_port(struct ipoib_device *idev, u32 port)
 	if (!ret) {
 		ipoib_priv(dev)->child_type = IPOIB_PARENT;
 		list_add_tail(&ipoib_priv(dev)->parent_entry, &idev->parents);
+		/* the port's interface, for "rdma link" */
+		ib_device_set_netdev(idev->ca, dev, port);
 	}
 	rtnl_unlock();
 	if (ret) {
