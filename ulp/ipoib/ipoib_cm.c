@@ -189,6 +189,7 @@ static void __ipoib_cm_tx_kill(struct ipoib_dev_priv *priv,
 		atomic_long_dec(&priv->counters.cm_tx_conns);
 	if (tx->state == IPOIB_CM_TX_NEW)
 		list_del_init(&tx->start);
+	/* pairs with the acquire in ipoib_cm_xmit() */
 	smp_store_release(&tx->state, IPOIB_CM_TX_DEAD);
 	if (tx->neigh) {
 		RCU_INIT_POINTER(tx->neigh->cm, NULL);
@@ -998,6 +999,7 @@ bool ipoib_cm_xmit(struct ipoib_dev_priv *priv, struct ipoib_neigh *neigh,
 	if (!(neigh->daddr[0] & IPOIB_HWADDR_RC) || !ipoib_cm_admin(priv))
 		return false;
 	tx = rcu_dereference(neigh->cm);
+	/* pairs with the release in ipoib_cm_rep_handler(): mtu is set */
 	if (tx && smp_load_acquire(&tx->state) == IPOIB_CM_TX_UP)
 		goto send;
 	if (!tx && READ_ONCE(neigh->cm_failed))
@@ -1084,6 +1086,7 @@ static int ipoib_cm_rep_handler(struct ipoib_dev_priv *priv,
 		return 0;
 	}
 	tx->mtu = mtu;
+	/* pairs with the acquire in ipoib_cm_xmit() */
 	smp_store_release(&tx->state, IPOIB_CM_TX_UP);
 	skb_queue_splice_init(&tx->queue, &held);
 	spin_unlock_irqrestore(&priv->lock, flags);
