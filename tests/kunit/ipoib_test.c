@@ -13,7 +13,11 @@
  *   - ipoib_rx_check(), the verdict on every received frame: short ones,
  *     EtherTypes IPoIB does not carry, sources no port can be, our own
  *     multicast, and ARP packets that are not IPoIB's or lie about who
- *     sent them, each dropped with its own reason; good frames pass.
+ *     sent them, each dropped with its own reason; good frames pass;
+ *   - connected mode: the service ID (IPOIB_CM_IETF_ID | QPN), the 8
+ *     bytes of private data of the REQ and REP (UD QPN, largest message)
+ *     and the bounds a peer's private data is held to, the MTU and mode
+ *     values of the ABI.
  */
 #include <kunit/test.h>
 #include <linux/if_arp.h>
@@ -335,6 +339,77 @@ static void ipoib_test_rx_arp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ipoib_rx_check(&f, &info), IPOIB_RX_OK);
 }
 
+static void ipoib_test_cm_service_id(struct kunit *test)
+{
+	static const u8 want[8] = { 0, 0, 0, 0, 0x01, 0x00, 0x00, 0x48 };
+	__be64 id = ipoib_cm_service_id(0x48);
+
+	ipt_expect_bytes(test, &id, want, sizeof(want));
+	/* only the 24 bits of a QPN go into it */
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(ipoib_cm_service_id(0xff000048)),
+			0x1000048ULL);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(ipoib_cm_service_id(0xffffff)),
+			0x1ffffffULL);
+}
+
+static void ipoib_test_cm_data(struct kunit *test)
+{
+	static const u8 want[8] = { 0x00, 0x12, 0x34, 0x56,
+				    0x00, 0x00, 0xff, 0xf4 };
+	struct ipoib_cm_data data;
+	u8 raw[8];
+	u32 qpn, mtu;
+
+	KUNIT_EXPECT_EQ(test, sizeof(data), 8);
+	ipoib_cm_build_data(&data, 0x123456, IPOIB_CM_BUF_SIZE);
+	ipt_expect_bytes(test, &data, want, sizeof(want));
+	KUNIT_EXPECT_EQ(test, ipoib_cm_parse_data(&data, &qpn, &mtu), 0);
+	KUNIT_EXPECT_EQ(test, qpn, 0x123456);
+	KUNIT_EXPECT_EQ(test, mtu, 65524);
+
+	/* a peer that receives more is sent no more than we can */
+	ipoib_cm_build_data(&data, 2, 0x100000);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_parse_data(&data, &qpn, &mtu), 0);
+	KUNIT_EXPECT_EQ(test, mtu, IPOIB_CM_BUF_SIZE);
+	/* the smallest message: the smallest MTU and the header */
+	ipoib_cm_build_data(&data, 2, IPOIB_CM_MIN_MSG);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_parse_data(&data, &qpn, &mtu), 0);
+	KUNIT_EXPECT_EQ(test, mtu, 72);
+	ipoib_cm_build_data(&data, 2, IPOIB_CM_MIN_MSG - 1);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_parse_data(&data, &qpn, &mtu), -EINVAL);
+	ipoib_cm_build_data(&data, 2, 0);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_parse_data(&data, &qpn, &mtu), -EINVAL);
+
+	/* QPs 0 and 1 are not UD QPs of IPoIB; a QPN has 24 bits */
+	ipoib_cm_build_data(&data, 0, IPOIB_CM_BUF_SIZE);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_parse_data(&data, &qpn, &mtu), -EINVAL);
+	ipoib_cm_build_data(&data, 1, IPOIB_CM_BUF_SIZE);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_parse_data(&data, &qpn, &mtu), -EINVAL);
+	memset(raw, 0, sizeof(raw));
+	raw[0] = 0x01;
+	raw[7] = 0xff;
+	KUNIT_EXPECT_EQ(test, ipoib_cm_parse_data(raw, &qpn, &mtu), -EINVAL);
+	ipoib_cm_build_data(&data, 0xffffff, IPOIB_CM_BUF_SIZE);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_parse_data(&data, &qpn, &mtu), 0);
+	KUNIT_EXPECT_EQ(test, qpn, 0xffffff);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_parse_data(NULL, &qpn, &mtu), -EINVAL);
+}
+
+static void ipoib_test_cm_abi(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, IPOIB_CM_MTU, 65520);
+	KUNIT_EXPECT_EQ(test, IPOIB_CM_BUF_SIZE, 65524);
+	KUNIT_EXPECT_EQ(test, IPOIB_HWADDR_RC, 0x80);
+	KUNIT_EXPECT_EQ(test, IPOIB_CM_IETF_ID, 0x1000000ULL);
+	KUNIT_EXPECT_EQ(test, IPOIB_MODE_DATAGRAM, 0);
+	KUNIT_EXPECT_EQ(test, IPOIB_MODE_CONNECTED, 1);
+	/* a receive buffer holds the largest message */
+	KUNIT_EXPECT_GE(test, IPOIB_CM_HEAD_SIZE +
+			IPOIB_CM_RX_PAGES * PAGE_SIZE, IPOIB_CM_BUF_SIZE);
+	/* the wr_id bit is above every ring's index */
+	KUNIT_EXPECT_GT(test, IPOIB_OP_CM, (u64)IPOIB_MAX_QUEUE_SIZE);
+}
+
 static struct kunit_case ipoib_test_cases[] = {
 	KUNIT_CASE(ipoib_test_hw_addr),
 	KUNIT_CASE(ipoib_test_bcast_addr),
@@ -346,6 +421,9 @@ static struct kunit_case ipoib_test_cases[] = {
 	KUNIT_CASE(ipoib_test_rx_source),
 	KUNIT_CASE(ipoib_test_rx_own),
 	KUNIT_CASE(ipoib_test_rx_arp),
+	KUNIT_CASE(ipoib_test_cm_service_id),
+	KUNIT_CASE(ipoib_test_cm_data),
+	KUNIT_CASE(ipoib_test_cm_abi),
 	{}
 };
 

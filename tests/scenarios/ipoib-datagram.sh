@@ -166,9 +166,10 @@ tap_check_fails "umcast: 2 refused" sh -c "echo 2 >$d/umcast"
 tap_check_fails "umcast: garbage refused" sh -c "echo yes >$d/umcast"
 tap_check "mode: datagram taken" sh -c "echo datagram >$d/mode"
 tap_check_fails "mode: garbage refused" sh -c "echo fast >$d/mode"
-out=$(bash -c "echo connected >$d/mode" 2>&1)
-tap_like "mode: connected refused, not available yet" "$out" \
-	"Operation not supported"
+# connected mode itself is ipoib-connected.sh's: here only there and back
+tap_check "mode: connected taken, then datagram again" \
+	sh -c "echo connected >$d/mode && echo datagram >$d/mode"
+tap_is "mode: datagram again" "$(cat $d/mode)" datagram
 tap_check_fails "pkey is read-only" sh -c "echo 0x8001 >$d/pkey"
 for bad in 0 0x8000 0x10000 -1 garbage; do
 	tap_check_fails "create_child $bad refused" \
@@ -397,8 +398,6 @@ tap_check_fails "ip link add: no child of a child" \
 	ip -n b link add link ib1.8001 name ib1.x type ipoib pkey 0x8002
 tap_check_fails "ip link add: P_Key 0x8000 refused" \
 	ip -n b link add link ib1 name ib1.x type ipoib pkey 0x8000
-tap_check_fails "ip link add: mode connected refused (not yet)" \
-	ip -n b link add link ib1 name ib1.x type ipoib mode connected
 tap_check "ip link set ib1 type ipoib umcast 1" \
 	ip -n b link set ib1 type ipoib umcast 1
 tap_is "umcast reads 1" "$(nb cat /sys/class/net/ib1/umcast)" 1

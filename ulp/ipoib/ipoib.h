@@ -38,6 +38,7 @@
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
+#include <rdma/ib_cm.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
@@ -93,6 +94,39 @@ enum {
 	IPOIB_DRAIN_TIMEOUT_MS	= 5000,
 
 	IPOIB_NEIGH_HASH_BITS	= 8,
+
+	/* connected mode (ipoib_cm.c) */
+	/* the largest RC message: the largest MTU and the encap. header */
+	IPOIB_CM_BUF_SIZE	= IPOIB_CM_MTU + IPOIB_ENCAP_LEN,
+	/* the linear part of a receive buffer; the rest are pages */
+	IPOIB_CM_HEAD_SIZE	= 512,
+	IPOIB_CM_RX_PAGES	= DIV_ROUND_UP(IPOIB_CM_BUF_SIZE -
+					       IPOIB_CM_HEAD_SIZE, PAGE_SIZE),
+	IPOIB_CM_RX_SGE		= IPOIB_CM_RX_PAGES + 1,
+	/* receive buffers on the SRQ that every passive connection shares */
+	IPOIB_CM_RX_RING	= 128,
+	/* passive connections an interface accepts, at most */
+	IPOIB_CM_MAX_RX		= 128,
+	/* a passive connection that received nothing this long is ended */
+	IPOIB_CM_RX_IDLE_SEC	= 256,
+	/* the smallest message a peer may say it receives */
+	IPOIB_CM_MIN_MSG	= IPOIB_MIN_MTU + IPOIB_ENCAP_LEN,
+};
+
+/* The service ID of a port's connected mode: this | its UD QPN (draft). */
+#define IPOIB_CM_IETF_ID	0x1000000ULL
+/* wr_id bit of the requests of connected mode on the shared CQs */
+#define IPOIB_OP_CM		BIT_ULL(31)
+
+/**
+ * struct ipoib_cm_data - the private data of a connected mode REQ and REP
+ * @qpn: the sender's UD QPN
+ * @mtu: the largest message the sender receives, the encapsulation
+ *	header included
+ */
+struct ipoib_cm_data {
+	__be32	qpn;
+	__be32	mtu;
 };
 
 /* The QPN that addresses a multicast group, and the flags byte's bits. */
@@ -119,6 +153,7 @@ enum {
 	IPOIB_FLAG_DYING,		/* being unregistered: no more work */
 	IPOIB_FLAG_DRAINING,		/* ndo_stop drains the rings */
 	IPOIB_FLAG_GROUP_MTU,		/* the link task sets the MTU */
+	IPOIB_FLAG_ADMIN_CM,		/* connected mode chosen */
 };
 
 /* how deep a flush after a port event goes (see ipoib_event.c) */
@@ -216,6 +251,16 @@ struct ipoib_rx_info {
  * @tx_post_error: refused by ib_post_send()
  * @tx_wc_error: send completions in error, flushes excepted
  * @tx_ring_full: the send ring stopped the queue
+ * @cm_tx_conns: active connections (ours) now
+ * @cm_rx_conns: passive connections (the peers') now
+ * @cm_tx_established: active connections made
+ * @cm_rx_accepted: passive connections accepted
+ * @cm_tx_rejected: connections refused or failed: the peer is sent
+ *	datagrams
+ * @cm_rx_refused: REQs refused (bad private data, too many, not ours)
+ * @cm_rx_stale: passive connections ended because they were idle
+ * @cm_rx_drop: frames received on a connection and dropped
+ * @cm_tx_drop: frames too long for a connection or refused by it
  *
  * Each counter has its own atomic: they are counted from the data path,
  * the work queue and the SA's callbacks alike.
@@ -237,6 +282,15 @@ struct ipoib_counters {
 	atomic_long_t	tx_post_error;
 	atomic_long_t	tx_wc_error;
 	atomic_long_t	tx_ring_full;
+	atomic_long_t	cm_tx_conns;
+	atomic_long_t	cm_rx_conns;
+	atomic_long_t	cm_tx_established;
+	atomic_long_t	cm_rx_accepted;
+	atomic_long_t	cm_tx_rejected;
+	atomic_long_t	cm_rx_refused;
+	atomic_long_t	cm_rx_stale;
+	atomic_long_t	cm_rx_drop;
+	atomic_long_t	cm_tx_drop;
 };
 
 #define ipoib_count(priv, what)	atomic_long_inc(&(priv)->counters.what)
@@ -310,6 +364,8 @@ struct ipoib_path {
  * @path: the path to the address's GID (the path outlives the neighbour)
  * @ah: the path's AH when the neighbour last saw it, or NULL (a reference)
  * @alive: jiffies of the last send to it
+ * @cm: its connection in connected mode, or NULL (RCU readers)
+ * @cm_failed: the peer refused a connection: datagrams only
  * @rcu: the neighbour is freed after a grace period
  *
  * Looked up under RCU by the send path; added, changed and removed under
@@ -323,6 +379,8 @@ struct ipoib_neigh {
 	struct ipoib_path	*path;
 	struct ipoib_ah __rcu	*ah;
 	unsigned long		alive;
+	struct ipoib_cm_tx __rcu *cm;
+	bool			cm_failed;
 	struct rcu_head		rcu;
 };
 
@@ -383,6 +441,117 @@ struct ipoib_tx_buf {
 	struct ipoib_ah	*ah;
 	u64		mapping[MAX_SKB_FRAGS + 1];
 	unsigned int	nr_maps;
+};
+
+/**
+ * struct ipoib_cm_rx_buf - one receive buffer of the SRQ
+ * @skb: the linear part, IPOIB_CM_HEAD_SIZE bytes
+ * @pages: the rest, a page each
+ * @mapping: DMA addresses of @skb's data and of each page
+ */
+struct ipoib_cm_rx_buf {
+	struct sk_buff	*skb;
+	struct page	*pages[IPOIB_CM_RX_PAGES];
+	u64		mapping[IPOIB_CM_RX_SGE];
+};
+
+/**
+ * struct ipoib_cm_rx - a passive connection: a peer sends to us
+ * @priv: the interface
+ * @list: entry in priv->cm.rx_list or rx_dead
+ * @id: its CM identifier
+ * @qp: its RC QP, on the SRQ
+ * @remote_qpn: the peer's UD QPN (REQ private data)
+ * @alive: jiffies of the last frame received
+ * @dead: on rx_dead (priv->lock)
+ */
+struct ipoib_cm_rx {
+	struct ipoib_dev_priv	*priv;
+	struct list_head	list;
+	struct ib_cm_id		*id;
+	struct ib_qp		*qp;
+	u32			remote_qpn;
+	unsigned long		alive;
+	bool			dead;
+};
+
+/* the life of an active connection (struct ipoib_cm_tx) */
+enum ipoib_cm_tx_state {
+	IPOIB_CM_TX_NEW,	/* on the start list */
+	IPOIB_CM_TX_REQ,	/* REQ sent */
+	IPOIB_CM_TX_UP,		/* RTU sent: frames go over it */
+	IPOIB_CM_TX_DEAD,	/* on tx_dead */
+};
+
+/**
+ * struct ipoib_cm_tx - an active connection: we send to a peer
+ * @priv: the interface
+ * @list: entry in priv->cm.tx_list or tx_dead
+ * @start: entry in priv->cm.start_list while NEW
+ * @neigh: the neighbour it serves, NULL once detached (priv->lock)
+ * @daddr: the neighbour's hardware address
+ * @id: its CM identifier, once the REQ is to be sent
+ * @qp: its RC QP
+ * @state: enum ipoib_cm_tx_state (priv->lock)
+ * @mtu: the largest message the peer receives (REP private data)
+ * @queue: frames waiting for the connection, with pseudo header
+ * @ring: priv->tx_size posted sends
+ * @tx_head: sends posted (TX lock)
+ * @tx_tail: sends completed (send NAPI)
+ */
+struct ipoib_cm_tx {
+	struct ipoib_dev_priv	*priv;
+	struct list_head	list;
+	struct list_head	start;
+	struct ipoib_neigh	*neigh;
+	u8			daddr[INFINIBAND_ALEN];
+	struct ib_cm_id		*id;
+	struct ib_qp		*qp;
+	enum ipoib_cm_tx_state	state;
+	unsigned int		mtu;
+	struct sk_buff_head	queue;
+	struct ipoib_tx_buf	*ring;
+	unsigned int		tx_head;
+	unsigned int		tx_tail;
+};
+
+/**
+ * struct ipoib_cm_dev - an interface's connected mode
+ * @mutex: serialises starting connections and reaping dead ones (which
+ *	quiesces the NAPI instances), and opening and stopping
+ * @running: the SRQ and listener exist (under @mutex and priv->lock)
+ * @listen_id: the listener on IPOIB_CM_IETF_ID | UD QPN
+ * @srq: the shared receive queue of the passive connections
+ * @rx_ring: its buffers
+ * @rx_size: IPOIB_CM_RX_RING, or fewer if the HCA allows fewer
+ * @rx_list: passive connections (priv->lock)
+ * @rx_dead: passive connections to destroy (priv->lock)
+ * @n_rx: entries on @rx_list (priv->lock)
+ * @tx_list: active connections (priv->lock)
+ * @tx_dead: active connections to destroy (priv->lock)
+ * @start_list: active connections to start (priv->lock)
+ * @tx_outstanding: sends posted on every active connection and not
+ *	completed; bounded by priv->tx_size (the send CQ's room)
+ * @start_task: starts connections
+ * @reap_task: destroys dead connections
+ */
+struct ipoib_cm_dev {
+	/* serialises start, reap, open and stop */
+	struct mutex		mutex;
+	bool			running;
+	struct ib_cm_id		*listen_id;
+	struct ib_srq		*srq;
+	struct ipoib_cm_rx_buf	*rx_ring;
+	unsigned int		rx_size;
+	struct list_head	rx_list;
+	struct list_head	rx_dead;
+	unsigned int		n_rx;
+	struct list_head	tx_list;
+	struct list_head	tx_dead;
+	struct list_head	start_list;
+	atomic_t		tx_outstanding;
+	struct work_struct	start_task;
+	struct work_struct	reap_task;
 };
 
 /**
@@ -458,6 +627,7 @@ struct ipoib_device {
  *	allow (needs RTNL)
  * @flush: one per enum ipoib_flush_level
  * @counters: drops and their causes
+ * @cm: connected mode
  */
 struct ipoib_dev_priv {
 	struct net_device	*dev;
@@ -522,6 +692,7 @@ struct ipoib_dev_priv {
 	struct ipoib_flush_work	flush[IPOIB_FLUSH_HEAVY + 1];
 
 	struct ipoib_counters	counters;
+	struct ipoib_cm_dev	cm;
 };
 
 static inline struct ipoib_dev_priv *ipoib_priv(const struct net_device *dev)
@@ -562,6 +733,16 @@ void ipoib_build_hw_addr(u8 *addr, u8 flags, u32 qpn,
 void ipoib_build_bcast_addr(u8 *addr, u16 pkey);
 
 /* ipoib_ib.c */
+int ipoib_tx_map(struct ipoib_dev_priv *priv, struct ipoib_tx_buf *buf,
+		 struct ib_sge *sge);
+void ipoib_tx_unmap(struct ipoib_dev_priv *priv, struct ipoib_tx_buf *buf);
+bool ipoib_tx_may_wake(struct ipoib_dev_priv *priv);
+void ipoib_sweep_cqs(struct ipoib_dev_priv *priv);
+enum ipoib_rx_verdict ipoib_rx_check_arp(const u8 *arp, u32 len,
+					 const struct ib_grh *grh,
+					 u32 src_qp);
+void ipoib_rx_drop(struct ipoib_dev_priv *priv,
+		   enum ipoib_rx_verdict verdict);
 int ipoib_transport_init(struct ipoib_dev_priv *priv);
 void ipoib_transport_cleanup(struct ipoib_dev_priv *priv);
 int ipoib_ib_open(struct ipoib_dev_priv *priv);
@@ -608,6 +789,27 @@ int ipoib_up(struct ipoib_dev_priv *priv);
 void ipoib_down(struct ipoib_dev_priv *priv);
 bool ipoib_pkey_lookup(struct ipoib_dev_priv *priv);
 
+/* ipoib_cm.c */
+void ipoib_cm_init(struct ipoib_dev_priv *priv);
+bool ipoib_cm_supported(struct ipoib_dev_priv *priv);
+int ipoib_cm_dev_open(struct ipoib_dev_priv *priv);
+void ipoib_cm_dev_stop(struct ipoib_dev_priv *priv);
+bool ipoib_cm_xmit(struct ipoib_dev_priv *priv, struct ipoib_neigh *neigh,
+		   struct sk_buff *skb);
+void ipoib_cm_neigh_unlink(struct ipoib_dev_priv *priv,
+			   struct ipoib_neigh *neigh);
+void ipoib_cm_rx_completion(struct ipoib_dev_priv *priv, struct ib_wc *wc);
+void ipoib_cm_tx_completion(struct ipoib_dev_priv *priv, struct ib_wc *wc);
+void ipoib_cm_skb_too_long(struct ipoib_dev_priv *priv, struct sk_buff *skb,
+			   unsigned int mtu);
+void ipoib_cm_gc(struct ipoib_dev_priv *priv);
+unsigned int ipoib_max_mtu(struct ipoib_dev_priv *priv);
+
+static inline bool ipoib_cm_admin(const struct ipoib_dev_priv *priv)
+{
+	return test_bit(IPOIB_FLAG_ADMIN_CM, &priv->flags);
+}
+
 /* ipoib_child.c */
 int ipoib_add_child(struct net_device *pdev, struct net_device *dev,
 		    u16 pkey, enum ipoib_child_type type);
@@ -627,6 +829,9 @@ void ipoib_netlink_exit(void);
 int ipoib_push_headers(struct sk_buff *skb, u16 type, const void *daddr);
 enum ipoib_rx_verdict ipoib_rx_check(const void *buf,
 				     const struct ipoib_rx_info *info);
+void ipoib_cm_build_data(struct ipoib_cm_data *data, u32 qpn, u32 mtu);
+int ipoib_cm_parse_data(const void *buf, u32 *qpn, u32 *mtu);
+__be64 ipoib_cm_service_id(u32 qpn);
 #endif
 
 #endif /* IPOIB_H */

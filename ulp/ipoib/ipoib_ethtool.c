@@ -52,6 +52,15 @@ static const struct ipoib_stat ipoib_drop_stats[] = {
 	IPOIB_DROP_STAT(tx_post_error),
 	IPOIB_DROP_STAT(tx_wc_error),
 	IPOIB_DROP_STAT(tx_ring_full),
+	IPOIB_DROP_STAT(cm_tx_conns),
+	IPOIB_DROP_STAT(cm_rx_conns),
+	IPOIB_DROP_STAT(cm_tx_established),
+	IPOIB_DROP_STAT(cm_rx_accepted),
+	IPOIB_DROP_STAT(cm_tx_rejected),
+	IPOIB_DROP_STAT(cm_rx_refused),
+	IPOIB_DROP_STAT(cm_rx_stale),
+	IPOIB_DROP_STAT(cm_rx_drop),
+	IPOIB_DROP_STAT(cm_tx_drop),
 };
 
 #define IPOIB_NUM_STATS \

@@ -245,7 +245,7 @@ void ipoib_link_task(struct work_struct *work)
 		call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
 	}
 
-	mtu = min(READ_ONCE(priv->mcast_mtu), priv->admin_mtu);
+	mtu = ipoib_max_mtu(priv);
 	if (dev->mtu != mtu) {
 		set_bit(IPOIB_FLAG_GROUP_MTU, &priv->flags);
 		if (dev_set_mtu(dev, mtu))

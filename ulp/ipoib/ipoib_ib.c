@@ -131,9 +131,17 @@ void ipoib_reap_task(struct work_struct *work)
 /* An ARP packet of IPoIB: the header, then two 20-byte and 4-byte pairs. */
 #define IPOIB_ARP_LEN	(sizeof(struct arphdr) + 2 * (INFINIBAND_ALEN + 4))
 
-static enum ipoib_rx_verdict ipoib_rx_check_arp(const u8 *arp, u32 len,
-						const struct ib_grh *grh,
-						u32 src_qp)
+/**
+ * ipoib_rx_check_arp - the verdict on a received ARP packet
+ * @arp: the packet, after the encapsulation header
+ * @len: its length
+ * @grh: the GRH it came with, or NULL
+ * @src_qp: the UD QPN of its sender
+ *
+ * Return: IPOIB_RX_OK, IPOIB_RX_SHORT or IPOIB_RX_BAD_ARP.
+ */
+enum ipoib_rx_verdict ipoib_rx_check_arp(const u8 *arp, u32 len,
+					 const struct ib_grh *grh, u32 src_qp)
 {
 	const struct arphdr *ah = (const struct arphdr *)arp;
 	const u8 *sha = arp + sizeof(*ah);
@@ -254,8 +262,12 @@ static int ipoib_post_rx(struct ipoib_dev_priv *priv, unsigned int id)
 	return ret;
 }
 
-static void ipoib_rx_drop(struct ipoib_dev_priv *priv,
-			  enum ipoib_rx_verdict verdict)
+/**
+ * ipoib_rx_drop - count a received frame that is dropped
+ * @priv: the interface
+ * @verdict: why
+ */
+void ipoib_rx_drop(struct ipoib_dev_priv *priv, enum ipoib_rx_verdict verdict)
 {
 	switch (verdict) {
 	case IPOIB_RX_SHORT:
@@ -387,6 +399,15 @@ repost:
 		netdev_warn_once(dev, "a receive buffer could not be posted\n");
 }
 
+/* A receive completion of the UD QP, or of the SRQ of connected mode. */
+static void ipoib_rx_dispatch(struct ipoib_dev_priv *priv, struct ib_wc *wc)
+{
+	if (wc->wr_id & IPOIB_OP_CM)
+		ipoib_cm_rx_completion(priv, wc);
+	else
+		ipoib_rx_completion(priv, wc);
+}
+
 static int ipoib_rx_poll(struct napi_struct *napi, int budget)
 {
 	struct ipoib_dev_priv *priv =
@@ -400,7 +421,7 @@ static int ipoib_rx_poll(struct napi_struct *napi, int budget)
 
 		n = ib_poll_cq(priv->recv_cq, max, wc);
 		for (i = 0; i < n; i++)
-			ipoib_rx_completion(priv, &wc[i]);
+			ipoib_rx_dispatch(priv, &wc[i]);
 		if (n <= 0)
 			break;
 		done += n;
@@ -425,8 +446,12 @@ static void ipoib_rx_cq_event(struct ib_cq *cq, void *context)
 /* Send                                                                */
 /* ------------------------------------------------------------------ */
 
-static void ipoib_tx_unmap(struct ipoib_dev_priv *priv,
-			   struct ipoib_tx_buf *buf)
+/**
+ * ipoib_tx_unmap - unmap a sent frame
+ * @priv: the interface
+ * @buf: the send ring's slot
+ */
+void ipoib_tx_unmap(struct ipoib_dev_priv *priv, struct ipoib_tx_buf *buf)
 {
 	struct sk_buff *skb = buf->skb;
 	unsigned int i;
@@ -441,8 +466,16 @@ static void ipoib_tx_unmap(struct ipoib_dev_priv *priv,
 	buf->nr_maps = 0;
 }
 
-static int ipoib_tx_map(struct ipoib_dev_priv *priv, struct ipoib_tx_buf *buf,
-			struct ib_sge *sge)
+/**
+ * ipoib_tx_map - map a frame to send, a gather entry per part
+ * @priv: the interface
+ * @buf: the send ring's slot, its skb set
+ * @sge: room for MAX_SKB_FRAGS + 1 entries
+ *
+ * Return: 0, or -EIO (nothing stays mapped).
+ */
+int ipoib_tx_map(struct ipoib_dev_priv *priv, struct ipoib_tx_buf *buf,
+		 struct ib_sge *sge)
 {
 	struct sk_buff *skb = buf->skb;
 	u32 lkey = priv->pd->local_dma_lkey;
@@ -506,7 +539,12 @@ void ipoib_send(struct ipoib_dev_priv *priv, struct sk_buff *skb,
 
 	if (unlikely(skb->len > READ_ONCE(priv->mcast_mtu) + IPOIB_ENCAP_LEN)) {
 		ipoib_count(priv, tx_too_big);
-		ipoib_tx_drop(priv, skb);
+		/* connected mode's MTU: tell the sender what datagrams take */
+		if (ipoib_cm_admin(priv))
+			ipoib_cm_skb_too_long(priv, skb,
+					      READ_ONCE(priv->mcast_mtu));
+		else
+			ipoib_tx_drop(priv, skb);
 		return;
 	}
 	if (unlikely(!test_bit(IPOIB_FLAG_INITIALIZED, &priv->flags))) {
@@ -609,10 +647,35 @@ static void ipoib_tx_completion(struct ipoib_dev_priv *priv, struct ib_wc *wc)
 	WRITE_ONCE(priv->tx_tail, tail);
 	/* pairs with the barrier in ipoib_send() */
 	smp_mb();
-	if (unlikely(netif_queue_stopped(dev)) &&
-	    READ_ONCE(priv->tx_head) - tail <= priv->tx_size / 2 &&
-	    test_bit(IPOIB_FLAG_INITIALIZED, &priv->flags))
+	if (unlikely(netif_queue_stopped(dev)) && ipoib_tx_may_wake(priv))
 		netif_wake_queue(dev);
+}
+
+/**
+ * ipoib_tx_may_wake - whether the stopped send queue may wake
+ * @priv: the interface
+ *
+ * Both the UD send ring and the sends of connected mode must be half
+ * empty: either stops the queue when it is full.
+ *
+ * Context: the send NAPI, or the TX lock held.
+ * Return: true if there is room.
+ */
+bool ipoib_tx_may_wake(struct ipoib_dev_priv *priv)
+{
+	return READ_ONCE(priv->tx_head) - READ_ONCE(priv->tx_tail) <=
+	       priv->tx_size / 2 &&
+	       atomic_read(&priv->cm.tx_outstanding) <= priv->tx_size / 2 &&
+	       test_bit(IPOIB_FLAG_INITIALIZED, &priv->flags);
+}
+
+/* A send completion of the UD QP, or of a connection. */
+static void ipoib_tx_dispatch(struct ipoib_dev_priv *priv, struct ib_wc *wc)
+{
+	if (wc->wr_id & IPOIB_OP_CM)
+		ipoib_cm_tx_completion(priv, wc);
+	else
+		ipoib_tx_completion(priv, wc);
 }
 
 static int ipoib_poll_tx_cq(struct ipoib_dev_priv *priv, int budget)
@@ -626,7 +689,7 @@ static int ipoib_poll_tx_cq(struct ipoib_dev_priv *priv, int budget)
 
 		n = ib_poll_cq(priv->send_cq, max, wc);
 		for (i = 0; i < n; i++)
-			ipoib_tx_completion(priv, &wc[i]);
+			ipoib_tx_dispatch(priv, &wc[i]);
 		if (n <= 0)
 			break;
 		done += n;
@@ -711,14 +774,16 @@ int ipoib_transport_init(struct ipoib_dev_priv *priv)
 		goto err_rings;
 	}
 
-	cq_attr.cqe = priv->rx_size;
+	/* the UD ring and the SRQ of connected mode */
+	cq_attr.cqe = priv->rx_size + IPOIB_CM_RX_RING;
 	priv->recv_cq = ib_create_cq(priv->ca, ipoib_rx_cq_event,
 				     ipoib_cq_event, priv, &cq_attr);
 	if (IS_ERR(priv->recv_cq)) {
 		ret = PTR_ERR(priv->recv_cq);
 		goto err_pd;
 	}
-	cq_attr.cqe = priv->tx_size;
+	/* the UD ring and the sends of connected mode (tx_outstanding) */
+	cq_attr.cqe = 2 * priv->tx_size;
 	priv->send_cq = ib_create_cq(priv->ca, ipoib_tx_cq_event,
 				     ipoib_cq_event, priv, &cq_attr);
 	if (IS_ERR(priv->send_cq)) {
@@ -840,6 +905,27 @@ static void ipoib_qp_to_state(struct ipoib_dev_priv *priv,
 		netdev_warn(priv->dev, "QP to state %d: %d\n", state, ret);
 }
 
+/**
+ * ipoib_sweep_cqs - take every completion there is from both CQs
+ * @priv: the interface, its NAPI instances disabled
+ *
+ * Context: process context.
+ */
+void ipoib_sweep_cqs(struct ipoib_dev_priv *priv)
+{
+	struct ib_wc wc[IPOIB_NUM_WC];
+	int n, i;
+
+	local_bh_disable();
+	do {
+		n = ib_poll_cq(priv->recv_cq, IPOIB_NUM_WC, wc);
+		for (i = 0; i < n; i++)
+			ipoib_rx_dispatch(priv, &wc[i]);
+	} while (n > 0);
+	ipoib_poll_tx_cq(priv, INT_MAX);
+	local_bh_enable();
+}
+
 /* Every outstanding request flushed (after the QP went to ERR), or 5 s. */
 static void ipoib_drain(struct ipoib_dev_priv *priv)
 {
@@ -847,17 +933,7 @@ static void ipoib_drain(struct ipoib_dev_priv *priv)
 	unsigned int i, left;
 
 	for (;;) {
-		struct ib_wc wc[IPOIB_NUM_WC];
-		int n;
-
-		local_bh_disable();
-		do {
-			n = ib_poll_cq(priv->recv_cq, IPOIB_NUM_WC, wc);
-			for (i = 0; i < n; i++)
-				ipoib_rx_completion(priv, &wc[i]);
-		} while (n > 0);
-		ipoib_poll_tx_cq(priv, INT_MAX);
-		local_bh_enable();
+		ipoib_sweep_cqs(priv);
 
 		left = priv->tx_head - priv->tx_tail;
 		for (i = 0; i < priv->rx_size; i++)
@@ -931,6 +1007,15 @@ int ipoib_ib_open(struct ipoib_dev_priv *priv)
 	}
 	/* anything that came before the CQs were armed */
 	napi_schedule(&priv->recv_napi);
+
+	if (ipoib_cm_admin(priv)) {
+		ret = ipoib_cm_dev_open(priv);
+		if (ret) {
+			netdev_warn(priv->dev, "connected mode: %d\n", ret);
+			ipoib_ib_stop(priv);
+			return ret;
+		}
+	}
 	return 0;
 
 err_reset:
@@ -946,6 +1031,10 @@ err_reset:
  */
 void ipoib_ib_stop(struct ipoib_dev_priv *priv)
 {
+	if (!test_bit(IPOIB_FLAG_INITIALIZED, &priv->flags))
+		return;
+	/* the connections go first, while the NAPI instances run */
+	ipoib_cm_dev_stop(priv);
 	if (!test_and_clear_bit(IPOIB_FLAG_INITIALIZED, &priv->flags))
 		return;
 

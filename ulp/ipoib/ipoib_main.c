@@ -33,7 +33,7 @@
 #include "ipoib.h"
 
 MODULE_AUTHOR("The ibstack developers");
-MODULE_DESCRIPTION("IP over InfiniBand (datagram mode)");
+MODULE_DESCRIPTION("IP over InfiniBand (datagram and connected modes)");
 MODULE_LICENSE("Dual BSD/GPL");
 
 /* The SA client every query and join of the module goes through. */
@@ -220,21 +220,41 @@ static int ipoib_stop(struct net_device *dev)
 	return 0;
 }
 
+/**
+ * ipoib_max_mtu - the MTU the interface has now
+ * @priv: the interface
+ *
+ * In connected mode the administrator's (up to IPOIB_CM_MTU); in datagram
+ * mode the smaller of that and what the broadcast group allows.
+ *
+ * Return: the MTU.
+ */
+unsigned int ipoib_max_mtu(struct ipoib_dev_priv *priv)
+{
+	if (ipoib_cm_admin(priv))
+		return priv->admin_mtu;
+	return min(READ_ONCE(priv->mcast_mtu), priv->admin_mtu);
+}
+
 /*
- * The MTU: at most what a UD datagram of the port's largest IB MTU holds;
- * what the interface gets is the smaller of that wish and what the
- * broadcast group allows (the link task applies it after a join).
+ * The MTU: in datagram mode at most what a UD datagram of the port's
+ * largest IB MTU holds, and what the interface gets is the smaller of
+ * that wish and what the broadcast group allows (the link task applies
+ * it after a join); in connected mode up to IPOIB_CM_MTU.
  */
 static int ipoib_change_mtu(struct net_device *dev, int new_mtu)
 {
 	struct ipoib_dev_priv *priv = ipoib_priv(dev);
+	unsigned int max = ipoib_cm_admin(priv) ? IPOIB_CM_MTU :
+			   IPOIB_UD_MTU(priv->max_ib_mtu);
 
-	if (new_mtu > IPOIB_UD_MTU(priv->max_ib_mtu))
+	if (new_mtu > max)
 		return -EINVAL;
 	/* the link task's change is the group's, not the administrator's */
 	if (!test_bit(IPOIB_FLAG_GROUP_MTU, &priv->flags))
 		priv->admin_mtu = new_mtu;
-	dev->mtu = min_t(unsigned int, priv->mcast_mtu, new_mtu);
+	dev->mtu = ipoib_cm_admin(priv) ? new_mtu :
+		   min_t(unsigned int, priv->mcast_mtu, new_mtu);
 	return 0;
 }
 
@@ -337,6 +357,7 @@ static void ipoib_dev_uninit(struct net_device *dev)
 	mutex_unlock(&priv->state_mutex);
 
 	cancel_work_sync(&priv->path_task);
+	cancel_work_sync(&priv->cm.start_task);
 	flush_workqueue(priv->wq);
 	ipoib_transport_cleanup(priv);
 	cancel_work_sync(&priv->reap_task);
@@ -367,24 +388,88 @@ bool ipoib_is_ipoib_dev(const struct net_device *dev)
 	return dev->netdev_ops == &ipoib_netdev_ops;
 }
 
+/* The flags byte of the hardware address says whether RC is offered. */
+static void ipoib_set_addr_flags(struct net_device *dev, u8 flags)
+{
+	if (dev->dev_addr[0] == flags)
+		return;
+	dev_addr_mod(dev, 0, &flags, 1);
+	call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
+}
+
+/*
+ * Paths and neighbours forgotten after a switch: the next frame to each
+ * peer finds its way in the new mode.
+ */
+static void ipoib_mode_flush(struct ipoib_dev_priv *priv)
+{
+	if (test_bit(IPOIB_FLAG_OPER_UP, &priv->flags))
+		ipoib_flush_paths(priv);
+}
+
 /**
  * ipoib_set_mode - switch between datagram and connected mode
  * @dev: the interface
  * @mode: IPOIB_MODE_DATAGRAM or IPOIB_MODE_CONNECTED
  *
- * Only datagram mode exists so far.
+ * Connected mode sets the RC flag of the hardware address, listens for
+ * connections and raises the MTU to IPOIB_CM_MTU; datagram mode lowers
+ * the MTU to what datagrams carry first, then ends every connection and
+ * clears the flag.  Either flushes the paths.  Connections in flight are
+ * ended (DREQ); TCP connections above live on.
  *
- * Return: 0, -EOPNOTSUPP for connected mode, -EINVAL for another value.
+ * Context: RTNL held.
+ * Return: 0; -EOPNOTSUPP for connected mode on an HCA without what it
+ * needs; -EINVAL for another value; or why connected mode did not open.
  */
 int ipoib_set_mode(struct net_device *dev, u16 mode)
 {
-	if (mode == IPOIB_MODE_DATAGRAM)
+	struct ipoib_dev_priv *priv = ipoib_priv(dev);
+	unsigned int mtu;
+	int ret = 0;
+
+	ASSERT_RTNL();
+	switch (mode) {
+	case IPOIB_MODE_CONNECTED:
+		if (ipoib_cm_admin(priv))
+			return 0;
+		if (!ipoib_cm_supported(priv))
+			return -EOPNOTSUPP;
+		mutex_lock(&priv->state_mutex);
+		set_bit(IPOIB_FLAG_ADMIN_CM, &priv->flags);
+		if (test_bit(IPOIB_FLAG_INITIALIZED, &priv->flags))
+			ret = ipoib_cm_dev_open(priv);
+		if (ret)
+			clear_bit(IPOIB_FLAG_ADMIN_CM, &priv->flags);
+		else
+			ipoib_mode_flush(priv);
+		mutex_unlock(&priv->state_mutex);
+		if (ret)
+			return ret;
+		ipoib_set_addr_flags(dev, IPOIB_HWADDR_RC);
+		if (dev_set_mtu(dev, IPOIB_CM_MTU))
+			netdev_warn(dev, "MTU %u refused\n", IPOIB_CM_MTU);
+		netdev_info(dev, "connected mode, MTU %u\n", dev->mtu);
 		return 0;
-	if (mode == IPOIB_MODE_CONNECTED) {
-		netdev_info(dev, "connected mode is not available yet\n");
-		return -EOPNOTSUPP;
+	case IPOIB_MODE_DATAGRAM:
+		if (!ipoib_cm_admin(priv))
+			return 0;
+		/* smaller frames first, while connections still carry them */
+		mtu = min3(dev->mtu, READ_ONCE(priv->mcast_mtu),
+			   IPOIB_UD_MTU(priv->max_ib_mtu));
+		if (dev_set_mtu(dev, mtu))
+			netdev_warn(dev, "MTU %u refused\n", mtu);
+		mutex_lock(&priv->state_mutex);
+		clear_bit(IPOIB_FLAG_ADMIN_CM, &priv->flags);
+		ipoib_cm_dev_stop(priv);
+		ipoib_mode_flush(priv);
+		mutex_unlock(&priv->state_mutex);
+		ipoib_set_addr_flags(dev, 0);
+		netdev_info(dev, "datagram mode, MTU %u\n", dev->mtu);
+		return 0;
+	default:
+		return -EINVAL;
 	}
-	return -EINVAL;
 }
 
 /**
@@ -424,6 +509,8 @@ void ipoib_setup(struct net_device *dev)
 	/* a queue of its own: the send ring stops it when full */
 	dev->tx_queue_len = ipoib_sendq_size * 2;
 	dev->needs_free_netdev = true;
+	/* a frame too long for its way answers with ICMP through its route */
+	netif_keep_dst(dev);
 
 	priv->dev = dev;
 	mutex_init(&priv->state_mutex);
@@ -436,6 +523,7 @@ void ipoib_setup(struct net_device *dev)
 	INIT_LIST_HEAD(&priv->parent_entry);
 	ipoib_path_init(priv);
 	ipoib_mcast_init(priv);
+	ipoib_cm_init(priv);
 	INIT_WORK(&priv->reap_task, ipoib_reap_task);
 	INIT_DELAYED_WORK(&priv->link_task, ipoib_link_task);
 	for (i = 0; i <= IPOIB_FLUSH_HEAVY; i++) {

@@ -39,7 +39,7 @@ static int ipoib_changelink(struct net_device *dev, struct nlattr *tb[],
 		ret = ipoib_set_mode(dev, nla_get_u16(data[IFLA_IPOIB_MODE]));
 		if (ret) {
 			NL_SET_ERR_MSG_ATTR(extack, data[IFLA_IPOIB_MODE],
-					    "only datagram mode is available");
+					    "the mode could not be set");
 			return ret;
 		}
 	}
@@ -78,9 +78,10 @@ static int ipoib_newlink(struct net *src_net, struct net_device *dev,
 		return -EOPNOTSUPP;
 	}
 	if (data && data[IFLA_IPOIB_MODE] &&
-	    nla_get_u16(data[IFLA_IPOIB_MODE]) != IPOIB_MODE_DATAGRAM) {
+	    nla_get_u16(data[IFLA_IPOIB_MODE]) == IPOIB_MODE_CONNECTED &&
+	    !ipoib_cm_supported(ppriv)) {
 		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_IPOIB_MODE],
-				    "only datagram mode is available");
+				    "the HCA cannot carry connected mode");
 		return -EOPNOTSUPP;
 	}
 	pkey = ppriv->pkey;
@@ -99,6 +100,10 @@ static int ipoib_newlink(struct net *src_net, struct net_device *dev,
 		return ret;
 	if (data && data[IFLA_IPOIB_UMCAST])
 		ipoib_set_umcast(dev, nla_get_u16(data[IFLA_IPOIB_UMCAST]));
+	/* the child is down: the switch cannot fail but for the HCA */
+	if (data && data[IFLA_IPOIB_MODE] &&
+	    ipoib_set_mode(dev, nla_get_u16(data[IFLA_IPOIB_MODE])))
+		netdev_warn(dev, "stays in datagram mode\n");
 	return 0;
 }
 
@@ -119,7 +124,9 @@ static int ipoib_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	struct ipoib_dev_priv *priv = ipoib_priv(dev);
 
 	if (nla_put_u16(skb, IFLA_IPOIB_PKEY, priv->pkey) ||
-	    nla_put_u16(skb, IFLA_IPOIB_MODE, IPOIB_MODE_DATAGRAM) ||
+	    nla_put_u16(skb, IFLA_IPOIB_MODE,
+			ipoib_cm_admin(priv) ? IPOIB_MODE_CONNECTED :
+			IPOIB_MODE_DATAGRAM) ||
 	    nla_put_u16(skb, IFLA_IPOIB_UMCAST,
 			test_bit(IPOIB_FLAG_UMCAST, &priv->flags)))
 		return -EMSGSIZE;

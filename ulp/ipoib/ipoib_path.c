@@ -76,6 +76,8 @@ static void ipoib_neigh_free_rcu(struct rcu_head *rcu)
 /* Out of the hash and off its path; freed after a grace period. */
 static void ipoib_neigh_unlink(struct ipoib_neigh *neigh)
 {
+	/* its connection ends with it */
+	ipoib_cm_neigh_unlink(neigh->path->priv, neigh);
 	hash_del_rcu(&neigh->hnode);
 	list_del(&neigh->path_entry);
 	call_rcu(&neigh->rcu, ipoib_neigh_free_rcu);
@@ -235,11 +237,16 @@ void ipoib_unicast_send(struct ipoib_dev_priv *priv, struct sk_buff *skb,
 	neigh = ipoib_neigh_find(priv, daddr);
 	ah = neigh ? rcu_dereference(neigh->ah) : NULL;
 	if (ah) {
-		/* the neighbour's reference lasts for this RCU section */
-		ipoib_get_ah(ah);
 		/* one write a jiffy, not one a frame */
 		if (time_after(jiffies, READ_ONCE(neigh->alive)))
 			WRITE_ONCE(neigh->alive, jiffies);
+		/* connected mode takes it if the peer offers it */
+		if (ipoib_cm_xmit(priv, neigh, skb)) {
+			rcu_read_unlock();
+			return;
+		}
+		/* the neighbour's reference lasts for this RCU section */
+		ipoib_get_ah(ah);
 		rcu_read_unlock();
 		skb_pull(skb, IPOIB_PSEUDO_LEN);
 		ipoib_send(priv, skb, ah, ipoib_addr_qpn(daddr));
@@ -578,6 +585,7 @@ void ipoib_gc_task(struct work_struct *work)
 		ipoib_path_end(priv, path);
 	}
 	ipoib_mcast_gc(priv);
+	ipoib_cm_gc(priv);
 
 	if (test_bit(IPOIB_FLAG_OPER_UP, &priv->flags) &&
 	    !test_bit(IPOIB_FLAG_DYING, &priv->flags))

@@ -7,11 +7,13 @@
  * network namespace; anything but the values above is refused with
  * -EINVAL.
  *
- * Locking: none of its own; children are made and removed under RTNL
- * (ipoib_child.c).
+ * Locking: none of its own; children are made and removed, and the mode
+ * switched, under RTNL, which the files only try to take (see
+ * ipoib_child.c).
  */
 #include <linux/capability.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 
 #include "ipoib.h"
 
@@ -58,7 +60,10 @@ static DEVICE_ATTR_RW(umcast);
 static ssize_t mode_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "datagram\n");
+	struct ipoib_dev_priv *priv = ipoib_priv(to_net_dev(dev));
+
+	return sysfs_emit(buf, ipoib_cm_admin(priv) ? "connected\n" :
+			  "datagram\n");
 }
 
 static ssize_t mode_store(struct device *dev, struct device_attribute *attr,
@@ -67,14 +72,21 @@ static ssize_t mode_store(struct device *dev, struct device_attribute *attr,
 	struct net_device *ndev = to_net_dev(dev);
 	int ret;
 
+	u16 mode;
+
 	if (!ipoib_sysfs_may_write(ndev))
 		return -EPERM;
 	if (sysfs_streq(buf, "datagram"))
-		ret = ipoib_set_mode(ndev, IPOIB_MODE_DATAGRAM);
+		mode = IPOIB_MODE_DATAGRAM;
 	else if (sysfs_streq(buf, "connected"))
-		ret = ipoib_set_mode(ndev, IPOIB_MODE_CONNECTED);
+		mode = IPOIB_MODE_CONNECTED;
 	else
-		ret = -EINVAL;
+		return -EINVAL;
+	/* unregistering removes this file under RTNL and waits for us */
+	if (!rtnl_trylock())
+		return restart_syscall();
+	ret = ipoib_set_mode(ndev, mode);
+	rtnl_unlock();
 	return ret ? ret : count;
 }
 static DEVICE_ATTR_RW(mode);
