@@ -78,7 +78,7 @@ ipoib_netns_down
 kill "$smpid"
 wait "$smpid" 2>/dev/null
 show "dmesg | grep -iE 'vmlx|ib_core|infiniband' | tail -n 5"
-show rmmod ib_ipoib ib_uverbs ib_umad vmlx ib_core
+show rmmod ib_ipoib ib_cm ib_uverbs ib_umad vmlx ib_core
 show ls /sys/class/infiniband/
 echo "=== end of demo ==="
 exit "$demo_status"

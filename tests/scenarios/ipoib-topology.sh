@@ -159,5 +159,5 @@ tap_check "rmmod ib_ipoib" rmmod ib_ipoib
 tap_check "modprobe vmlx again: the bus comes back" modprobe vmlx
 tap_is "bus vmlx again" "$(ls $bus/devices 2>&1 | xargs)" "vmlx0 vmlx1"
 tap_check "rmmod vmlx" rmmod vmlx
-tap_check "rmmod ib_core" rmmod ib_core
+tap_check "rmmod ib_cm ib_core" rmmod ib_cm ib_core
 tap_done
