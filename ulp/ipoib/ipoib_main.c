@@ -509,8 +509,6 @@ void ipoib_setup(struct net_device *dev)
 	/* a queue of its own: the send ring stops it when full */
 	dev->tx_queue_len = ipoib_sendq_size * 2;
 	dev->needs_free_netdev = true;
-	/* a frame too long for its way answers with ICMP through its route */
-	netif_keep_dst(dev);
 
 	priv->dev = dev;
 	mutex_init(&priv->state_mutex);
