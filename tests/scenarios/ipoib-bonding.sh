@@ -25,40 +25,20 @@ set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
+. "$here/../vm/ipoib.sh"
 
 ib=/sys/class/infiniband
 dbg=/sys/kernel/debug/vmlx
 run=$(mktemp -d)
-smpid=
 cleanup() {
-	[[ -z $smpid ]] || kill "$smpid" 2>/dev/null
-	ip netns pids a 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns pids b 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns del a 2>/dev/null
-	ip netns del b 2>/dev/null
+	opensm_stop
+	ipoib_ns_cleanup
 	rm -rf "$run"
 }
 trap cleanup EXIT
 
 A=10.13.1.1
 B=10.13.1.2
-
-na() { ip netns exec a "$@"; }
-nb() { ip netns exec b "$@"; }
-
-# carrier NS DEV: DEV's carrier in NS (0 or 1)
-carrier() {
-	ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null
-}
-
-# wait_carrier NS DEV SECS: 0 once DEV in NS has carrier
-wait_carrier() {
-	for _ in $(seq "$3"); do
-		[[ $(carrier "$1" "$2") == 1 ]] && return 0
-		sleep 1
-	done
-	return 1
-}
 
 # bonding FIELD: a line's value from /proc/net/bonding/bond0 in ns a
 bonding() {
@@ -94,11 +74,7 @@ na ip link set lo up
 nb ip link set lo up
 
 # --- opensm from vmlx2, the peer's HCA, so that a's links can be pulled --------------
-pg=$(cut -d: -f5-8 <"$ib/vmlx2/ports/1/gids/0" | tr -d :)
-echo "force_log_flush TRUE" >"$run/opensm.conf"
-opensm -F "$run/opensm.conf" -g "0x$pg" -f "$run/opensm.log" \
-	>"$run/opensm.out" 2>&1 &
-smpid=$!
+opensm_start --on vmlx2
 
 # --- bond0 ---------------------------------------------------------------------------------
 tap_check "ip link add bond0 type bond mode active-backup miimon 100" \
@@ -119,7 +95,7 @@ wait_carrier b ib2 60
 tap_ok $? "ib2: carrier"
 wait_carrier a bond0 10
 tap_ok $? "bond0: carrier"
-[[ $TAP_FAILED -eq 0 ]] || tap_diag "$(tail -n 30 "$run/opensm.log")" \
+[[ $TAP_FAILED -eq 0 ]] || tap_diag "$(tail -n 30 "$OPENSM_LOG")" \
 	"$(dmesg | grep -i 'ipoib\|bond' | tail -n 20)"
 
 tap_is "bond0: type 32, like its slaves" "$(na cat /sys/class/net/bond0/type)" 32
@@ -211,9 +187,7 @@ failover_under_ping
 failover_under_ping
 
 # --- teardown ---------------------------------------------------------------------------------
-kill "$smpid"
-wait "$smpid" 2>/dev/null
-smpid=
+opensm_stop
 tap_check "bond0 deleted" na ip link del bond0
 tap_is "ib0 released, type still 32" "$(na cat /sys/class/net/ib0/type)" 32
 tap_check "rmmod bonding" rmmod bonding

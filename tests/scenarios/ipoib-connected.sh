@@ -33,16 +33,13 @@ set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
+. "$here/../vm/ipoib.sh"
 
 ib=/sys/class/infiniband
 run=$(mktemp -d)
-smpid=
 cleanup() {
-	[[ -z $smpid ]] || kill "$smpid" 2>/dev/null
-	ip netns pids a 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns pids b 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns del a 2>/dev/null
-	ip netns del b 2>/dev/null
+	opensm_stop
+	ipoib_ns_cleanup
 	rm -rf "$run"
 }
 trap cleanup EXIT
@@ -51,40 +48,6 @@ A=10.13.0.1
 B=10.13.0.2
 A6=fd13::1
 B6=fd13::2
-
-na() { ip netns exec a "$@"; }
-nb() { ip netns exec b "$@"; }
-
-# gid_hex DEV: DEV port 1's GID 0 as 16 colon-separated bytes
-gid_hex() {
-	tr -d ':' <"$ib/$1/ports/1/gids/0" | sed 's/../&:/g; s/:$//'
-}
-
-carrier() {
-	ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null
-}
-
-wait_carrier() {
-	for _ in $(seq "$3"); do
-		[[ $(carrier "$1" "$2") == 1 ]] && return 0
-		sleep 1
-	done
-	return 1
-}
-
-# stat NS DEV NAME: ethtool -S counter NAME of DEV in NS
-stat() {
-	ip netns exec "$1" ethtool -S "$2" | sed -n "s/^ *$3: *//p"
-}
-
-ns_listen() {
-	for _ in $(seq 100); do
-		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . &&
-			return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # rc_qps DEV: RC QPs of DEV in rdma res
 rc_qps() {
@@ -135,19 +98,11 @@ ip link set ib0 netns a && ip link set ib1 netns b &&
 	ip -n b addr add $B6/64 dev ib1 nodad
 tap_ok $? "ib0 in a ($A), ib1 in b ($B), up"
 
-pg=$(cut -d: -f5-8 <"$ib/vmlx0/ports/1/gids/0" | tr -d :)
-echo "force_log_flush TRUE" >"$run/opensm.conf"
-cat >"$run/partitions.conf" <<EOF2
-Default=0x7fff, ipoib, defmember=full : ALL=full ;
-P1=0x8001, ipoib : ALL=full ;
-EOF2
-echo "partition_config_file $run/partitions.conf" >>"$run/opensm.conf"
-opensm -F "$run/opensm.conf" -g "0x$pg" -f "$run/opensm.log" \
-	>"$run/opensm.out" 2>&1 &
-smpid=$!
+opensm_start --partitions "Default=0x7fff, ipoib, defmember=full : ALL=full ;
+P1=0x8001, ipoib : ALL=full ;"
 wait_carrier a ib0 120 && wait_carrier b ib1 60
 tap_ok $? "ib0 and ib1: carrier"
-[[ $TAP_FAILED -eq 0 ]] || tap_diag "$(tail -n 30 "$run/opensm.log")"
+[[ $TAP_FAILED -eq 0 ]] || tap_diag "$(tail -n 30 "$OPENSM_LOG")"
 tap_is "datagram: MTU 2044" "$(na cat /sys/class/net/ib0/mtu)" 2044
 na ping -c 3 -W 5 "$B" >/dev/null 2>&1
 tap_is "datagram: no RC QP on vmlx0" "$(rc_qps vmlx0)" 0
@@ -177,12 +132,12 @@ tap_like "ip neigh: ib1's address, the RC flag 0x80 first" \
 out=$(na ping -c 5 -s 60000 -M do -W 10 "$B" 2>&1)
 tap_like "ping -s 60000 -M do: one packet each, no fragment" "$out" \
 	"5 packets transmitted, 5 received"
-tap_ok "$([[ $(stat a ib0 cm_tx_established) -ge 1 ]]; echo $?)" \
-	"ethtool -S ib0: cm_tx_established $(stat a ib0 cm_tx_established)"
-tap_ok "$([[ $(stat b ib1 cm_rx_accepted) -ge 1 ]]; echo $?)" \
-	"ethtool -S ib1: cm_rx_accepted $(stat b ib1 cm_rx_accepted)"
-tap_ok "$([[ $(stat a ib0 cm_tx_conns) -ge 1 ]]; echo $?)" \
-	"ethtool -S ib0: cm_tx_conns $(stat a ib0 cm_tx_conns) now"
+tap_ok "$([[ $(ethtool_stat a ib0 cm_tx_established) -ge 1 ]]; echo $?)" \
+	"ethtool -S ib0: cm_tx_established $(ethtool_stat a ib0 cm_tx_established)"
+tap_ok "$([[ $(ethtool_stat b ib1 cm_rx_accepted) -ge 1 ]]; echo $?)" \
+	"ethtool -S ib1: cm_rx_accepted $(ethtool_stat b ib1 cm_rx_accepted)"
+tap_ok "$([[ $(ethtool_stat a ib0 cm_tx_conns) -ge 1 ]]; echo $?)" \
+	"ethtool -S ib0: cm_tx_conns $(ethtool_stat a ib0 cm_tx_conns) now"
 tap_ok "$([[ $(rc_qps vmlx0) -ge 2 && $(rc_qps vmlx1) -ge 2 ]]; echo $?)" \
 	"rdma res: RC QPs, both ways, on vmlx0 ($(rc_qps vmlx0)) and vmlx1 ($(rc_qps vmlx1))"
 [[ $TAP_FAILED -eq 0 ]] || tap_diag "$(na ethtool -S ib0)" \
@@ -243,7 +198,7 @@ tap_is "ib0.8001: MTU 65520" "$(na cat /sys/class/net/ib0.8001/mtu)" 65520
 out=$(na ping -c 5 -s 60000 -M do -W 10 $C.2 2>&1)
 tap_like "the children: ping -s 60000 -M do" "$out" \
 	"5 packets transmitted, 5 received"
-tap_ok "$([[ $(stat a ib0.8001 cm_tx_established) -ge 1 ]]; echo $?)" \
+tap_ok "$([[ $(ethtool_stat a ib0.8001 cm_tx_established) -ge 1 ]]; echo $?)" \
 	"ib0.8001 connected to its peer"
 tap_check "ip link del ib0.8001" ip -n a link del ib0.8001
 tap_check "ip link del ib1.8001" ip -n b link del ib1.8001
@@ -299,13 +254,13 @@ wait $spid
 tap_is "a connected, b datagram: the same sha256" \
 	"$(sha256sum <"$run/out2")" "$(sha256sum <"$run/in")"
 # b's address as if b offered RC: the REQ is rejected, datagrams go on
-rej=$(stat a ib0 cm_tx_rejected)
+rej=$(ethtool_stat a ib0 cm_tx_rejected)
 na ip neigh replace "$B" dev ib0 lladdr "80:${addr1#80:}" nud permanent
 out=$(na ping -c 5 -W 5 "$B" 2>&1)
 tap_like "a REQ to b rejected: ping goes on over datagrams" "$out" \
 	"5 packets transmitted, [45] received"
-tap_ok "$([[ $(stat a ib0 cm_tx_rejected) -gt $rej ]]; echo $?)" \
-	"ethtool -S ib0: cm_tx_rejected $rej -> $(stat a ib0 cm_tx_rejected)"
+tap_ok "$([[ $(ethtool_stat a ib0 cm_tx_rejected) -gt $rej ]]; echo $?)" \
+	"ethtool -S ib0: cm_tx_rejected $rej -> $(ethtool_stat a ib0 cm_tx_rejected)"
 na ip neigh del "$B" dev ib0
 mode b ib1 connected
 na ip neigh flush dev ib0
@@ -338,9 +293,7 @@ lpid=$!
 sleep 5
 tap_ok "$([[ $(rc_qps vmlx0) -ge 1 ]]; echo $?)" \
 	"connected under iperf3 again: RC QPs ($(rc_qps vmlx0))"
-kill "$smpid"
-wait "$smpid" 2>/dev/null
-smpid=
+opensm_stop
 tap_check "rmmod vmlx under iperf3 (connected)" rmmod vmlx
 kill $lpid 2>/dev/null
 wait $lpid

@@ -29,8 +29,8 @@
 # port_guid DEV prints the GUID of DEV's port 1 as 0123456789abcdef.
 # ports_active SECS [DEV...] returns 0 once port 1 of every DEV (of every
 # HCA without DEVs) is ACTIVE, 1 after SECS seconds.  opensm_start
-# [--partitions TEXT] [OPENSM-ARG...] starts opensm on vmlx0's port 1,
-# with TEXT as its partitions.conf and its log flushed line by line into
+# [--on DEV] [--partitions TEXT] [OPENSM-ARG...] starts opensm on port 1
+# of DEV (vmlx0), with TEXT as its partitions.conf and its log flushed line by line into
 # OPENSM_LOG, emptied at each start.  opensm_up SECS returns 0 once that
 # log says SUBNET UP.  opensm_stop kills it and waits for it, if it runs.
 
@@ -105,6 +105,12 @@ opensm_start() {
 		OPENSM_LOG=$opensm_dir/opensm.log
 		echo "force_log_flush TRUE" >"$opensm_dir/opensm.conf"
 	fi
+	local dev=vmlx0
+
+	if [[ ${1:-} == --on ]]; then
+		dev=$2
+		shift 2
+	fi
 	if [[ ${1:-} == --partitions ]]; then
 		echo "$2" >"$opensm_dir/partitions.conf"
 		echo "partition_config_file $opensm_dir/partitions.conf" \
@@ -112,7 +118,7 @@ opensm_start() {
 		shift 2
 	fi
 	: >"$OPENSM_LOG"
-	opensm -F "$opensm_dir/opensm.conf" -g "0x$(port_guid vmlx0)" \
+	opensm -F "$opensm_dir/opensm.conf" -g "0x$(port_guid "$dev")" \
 		-f "$OPENSM_LOG" "$@" >>"$opensm_dir/opensm.out" 2>&1 &
 	OPENSM_PID=$!
 }

@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ipoib.sh - what the IPoIB scenarios share.  They move IPoIB interfaces
+# into the network namespaces "a" and "b", so that traffic between them
+# crosses the fabric instead of the local routing table.  Source it after
+# tests/vm/tap.sh and tests/vm/vmlx.sh:
+#
+#   na CMD... / nb CMD...       CMD in namespace a / b (a background job
+#                               should use ip netns exec itself, so that
+#                               $! is the command's own pid)
+#   ipoib_ns_cleanup            kill what runs in a and b, delete them
+#   gid_hex DEV                 DEV port 1's GID as the 16 colon-separated
+#                               bytes that end its IPoIB address
+#   carrier NS DEV              DEV's carrier in NS (0 or 1)
+#   wait_carrier NS DEV SECS    0 once DEV in NS has its carrier
+#   ethtool_stat NS DEV NAME    the ethtool -S counter NAME of DEV in NS
+#   ns_listen NS PORT           0 once something listens on TCP PORT in
+#                               NS (10 s at most)
+
+na() { ip netns exec a "$@"; }
+nb() { ip netns exec b "$@"; }
+
+ipoib_ns_cleanup() {
+	local ns
+
+	for ns in a b; do
+		ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del $ns 2>/dev/null
+	done
+}
+
+gid_hex() {
+	tr -d ':' <"/sys/class/infiniband/$1/ports/1/gids/0" |
+		sed 's/../&:/g; s/:$//'
+}
+
+carrier() {
+	ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null
+}
+
+wait_carrier() {
+	for _ in $(seq "$3"); do
+		[[ $(carrier "$1" "$2") == 1 ]] && return 0
+		sleep 1
+	done
+	return 1
+}
+
+ethtool_stat() {
+	ip netns exec "$1" ethtool -S "$2" | sed -n "s/^ *$3: *//p"
+}
+
+ns_listen() {
+	for _ in $(seq 100); do
+		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
