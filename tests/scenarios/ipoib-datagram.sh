@@ -44,15 +44,13 @@ set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
+. "$here/../vm/ipoib.sh"
 
 ib=/sys/class/infiniband
 run=$(mktemp -d)
 cleanup() {
 	opensm_stop
-	ip netns pids a 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns pids b 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns del a 2>/dev/null
-	ip netns del b 2>/dev/null
+	ipoib_ns_cleanup
 	rm -rf "$run"
 }
 trap cleanup EXIT
@@ -60,35 +58,6 @@ trap cleanup EXIT
 A=10.13.0.1
 B=10.13.0.2
 BCAST=00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff
-
-# (background jobs use ip netns exec itself, so that $! is the command)
-na() { ip netns exec a "$@"; }
-nb() { ip netns exec b "$@"; }
-
-# gid_hex DEV: DEV port 1's GID 0 as 16 colon-separated bytes
-gid_hex() {
-	tr -d ':' <"$ib/$1/ports/1/gids/0" | sed 's/../&:/g; s/:$//'
-}
-
-# carrier NS DEV: DEV's carrier in NS (0 or 1)
-carrier() {
-	ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null
-}
-
-# wait_carrier NS DEV SECS: 0 once DEV in NS has carrier
-wait_carrier() {
-	for _ in $(seq "$3"); do
-		[[ $(carrier "$1" "$2") == 1 ]] && return 0
-		sleep 1
-	done
-	return 1
-}
-
-# stat NS DEV NAME: ethtool -S counter NAME of DEV in NS
-stat() {
-	ip netns exec "$1" ethtool -S "$2" |
-		sed -n "s/^ *$3: *//p"
-}
 
 # mc_member MGID GID: 0 if saquery -m shows GID as a member of MGID
 # (either in any IPv6 notation); opensm shows members' GIDs only to a
@@ -111,16 +80,6 @@ for line in sys.stdin:
     elif group == mgid and v == gid:
         sys.exit(0)
 sys.exit(1)' "$1" "$2"
-}
-
-# ns_listen NS PORT: 0 once something listens on TCP PORT in NS (10 s)
-ns_listen() {
-	for _ in $(seq 100); do
-		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . &&
-			return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 vmlx_start --params "num_hcas=3" ib_umad ib_uverbs
@@ -287,7 +246,11 @@ done
 ip netns exec a python3 "$here/ipoib_capture.py" ib0 15 "$run/ipoib.pcap" \
 	>"$run/capture.out" 2>&1 &
 cpid=$!
-sleep 2
+# python starts slowly under emulation: wait until its socket is bound
+for _ in $(seq 60); do
+	grep -q "^# capturing" "$run/capture.out" && break
+	sleep 1
+done
 na arping -c 2 -w 5 -I ib0 "$B" >/dev/null 2>&1
 na ping -c 2 -W 5 "$B" >/dev/null 2>&1
 na ping -6 -c 2 -W 5 "$ll%ib0" >/dev/null 2>&1
@@ -441,19 +404,19 @@ lid0=$(cat "$ib/vmlx0/ports/1/lid")
 qpn0=0x$(na cut -d: -f2-4 /sys/class/net/ib0/address | tr -d :)
 declare -A before
 for c in rx_short rx_bad_proto rx_bad_arp rx_dropped; do
-	before[$c]=$(stat a ib0 $c)
+	before[$c]=$(ethtool_stat a ib0 $c)
 done
 tap_checker --prefix "inject: " "ipoib_inject.py: 5 frames sent" \
 	python3 "$here/ipoib_inject.py" vmlx1 "$lid0" "$qpn0" "$qkey"
 sleep 1
 tap_is "rx_short: 2 more (half a header, a cut ARP)" \
-	"$(($(stat a ib0 rx_short) - before[rx_short]))" 2
+	"$(($(ethtool_stat a ib0 rx_short) - before[rx_short]))" 2
 tap_is "rx_bad_proto: 1 more (EtherType 0x1234)" \
-	"$(($(stat a ib0 rx_bad_proto) - before[rx_bad_proto]))" 1
+	"$(($(ethtool_stat a ib0 rx_bad_proto) - before[rx_bad_proto]))" 1
 tap_is "rx_bad_arp: 2 more (Ethernet ARP, another QPN)" \
-	"$(($(stat a ib0 rx_bad_arp) - before[rx_bad_arp]))" 2
+	"$(($(ethtool_stat a ib0 rx_bad_arp) - before[rx_bad_arp]))" 2
 tap_is "rx_dropped: 5 more" \
-	"$(($(stat a ib0 rx_dropped) - before[rx_dropped]))" 5
+	"$(($(ethtool_stat a ib0 rx_dropped) - before[rx_dropped]))" 5
 out=$(na ping -c 3 -W 5 "$B" 2>&1)
 tap_like "ping after the malformed frames" "$out" \
 	"3 packets transmitted, 3 received"

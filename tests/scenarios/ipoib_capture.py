@@ -14,8 +14,8 @@
 # zeros on receive), then the 4-byte encapsulation header and the payload.
 # A LINKTYPE_IPOIB record starts with 40 bytes that are either a GRH or,
 # with its first two bytes zero, 20 bytes of zeros and the destination
-# address: the pseudo header fits the second form.  Prints one "# ..."
-# line with the number of frames.
+# address: the pseudo header fits the second form.  Prints "# capturing
+# on IFACE" once its socket is bound, and at the end the number of frames.
 import socket
 import struct
 import sys
@@ -32,6 +32,8 @@ def main():
                       socket.htons(ETH_P_ALL))
     s.bind((iface, 0))
     s.settimeout(0.2)
+    # the scenario sends nothing before this line
+    print("# capturing on %s" % iface, flush=True)
     n = 0
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535,
