@@ -13,9 +13,10 @@
 #    mode, umcast and their refusals; ethtool -i, -S, -g, -k.
 #  - No carrier before opensm runs (the ports are INIT); carrier once
 #    the broadcast group is joined, and the MTU that group allows, 2044.
-#  - ping (100 packets, and -s 60000 in fragments), ping -6 to the link
-#    local address, arping, ip neigh with the 20-byte address, iperf3 TCP
-#    both ways (-P 4) and UDP, a file through socat with the same sha256.
+#  - ping (100 packets, and -s 60000 in fragments), ping -6 to a global
+#    address and to the link-local address, arping, ip neigh with the
+#    20-byte address, iperf3 TCP both ways (-P 4) and UDP, a file through
+#    socat with the same sha256.
 #  - tshark -i ib0 (Linux cooked mode, as for Linux's IPoIB) decodes ARP,
 #    IPv4 and IPv6 from an InfiniBand interface without a malformed
 #    packet; what the interface's packet sockets see, link layer and all,
@@ -204,6 +205,10 @@ done
 tap_like "ib1: an IPv6 link-local address from its GUID" "$ll" "^fe80::"
 out=$(na ping -6 -c 5 -W 5 "$ll%ib0" 2>&1)
 tap_like "ping -6 link-local" "$out" "5 packets transmitted, 5 received"
+na ip addr add fd13::1/64 dev ib0 nodad
+nb ip addr add fd13::2/64 dev ib1 nodad
+out=$(na ping -6 -c 5 -W 5 fd13::2 2>&1)
+tap_like "ping -6 fd13::2 (global)" "$out" "5 packets transmitted, 5 received"
 
 # --- TCP and UDP ----------------------------------------------------------------------------
 nb iperf3 -s -D -p 5201 --logfile "$run/iperf3.log"
