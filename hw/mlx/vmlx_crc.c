@@ -22,6 +22,13 @@
  *
  * Both go on the wire least significant byte first, as Ethernet's FCS.
  *
+ * Between two ports of this kernel no bit flips unless the corrupt knob
+ * flips it, so a QP's packets are sealed without their CRCs
+ * (vmlx_pkt_seal()) and received without checking them; the knob computes
+ * them before it damages a packet (vmlx_pkt_fill_crcs()), and then the
+ * receiver checks them.  Packets built elsewhere (the SMA's traps, the
+ * KUnit suites) are finalized with their CRCs and always checked.
+ *
  * Which fields are masked, the bit order and the byte order were checked
  * against packets captured on real InfiniBand hardware (the sample capture
  * infiniband.pcap of the Wireshark project, taken with an Endace probe):
@@ -161,6 +168,29 @@ static unsigned int vmlx_pkt_min_len(u8 lnh)
 	}
 }
 
+/*
+ * The bytes the VCRC of a packet of @len bytes (LRH through the pad)
+ * covers, LRH through the ICRC if it has one, or -EINVAL if @len is not a
+ * whole number of 4-byte words, is too short for the headers LRH:LNH
+ * announces or disagrees with LRH:PktLen.
+ */
+static int vmlx_pkt_crc_end(const void *pkt, unsigned int len)
+{
+	const struct vmlx_lrh *lrh = pkt;
+	unsigned int end;
+	u8 lnh;
+
+	if (len < VMLX_LRH_BYTES || len % 4 || len > VMLX_PKTLEN_MAX * 4)
+		return -EINVAL;
+	lnh = vmlx_lrh_lnh(lrh);
+	end = len;
+	if (lnh >= VMLX_LNH_IBA_LOCAL)
+		end += VMLX_ICRC_BYTES;
+	if (end < vmlx_pkt_min_len(lnh) || vmlx_lrh_pktlen(lrh) * 4 != end)
+		return -EINVAL;
+	return end;
+}
+
 /**
  * vmlx_pkt_finalize() - append the ICRC and the VCRC to a packet
  * @pkt: the packet, from the first byte of the LRH, with room for
@@ -177,23 +207,71 @@ static unsigned int vmlx_pkt_min_len(u8 lnh)
  */
 int vmlx_pkt_finalize(void *pkt, unsigned int len)
 {
-	const struct vmlx_lrh *lrh = pkt;
-	unsigned int end;
-	u8 lnh;
+	int end = vmlx_pkt_crc_end(pkt, len);
 
-	if (len < VMLX_LRH_BYTES || len % 4 || len > VMLX_PKTLEN_MAX * 4)
-		return -EINVAL;
-	lnh = vmlx_lrh_lnh(lrh);
-	end = len;
-	if (lnh >= VMLX_LNH_IBA_LOCAL)
-		end += VMLX_ICRC_BYTES;
-	if (end < vmlx_pkt_min_len(lnh) || vmlx_lrh_pktlen(lrh) * 4 != end)
-		return -EINVAL;
-
+	if (end < 0)
+		return end;
 	if (end != len)
 		put_unaligned_le32(vmlx_icrc(pkt, len), pkt + len);
 	put_unaligned_le16(vmlx_vcrc(pkt, end), pkt + end);
 	return end + VMLX_VCRC_BYTES;
+}
+
+/**
+ * vmlx_pkt_seal() - close a packet without computing its CRCs
+ * @pkt: as for vmlx_pkt_finalize()
+ * @len: as for vmlx_pkt_finalize()
+ *
+ * Checks the packet as vmlx_pkt_finalize() does and makes room for its
+ * CRCs, which are left zero: for a packet that nothing but this kernel's
+ * own receive path will see, and that can only be damaged on the way by
+ * the corrupt knob, which calls vmlx_pkt_fill_crcs() first.
+ *
+ * Return: as vmlx_pkt_finalize().
+ */
+int vmlx_pkt_seal(void *pkt, unsigned int len)
+{
+	int end = vmlx_pkt_crc_end(pkt, len);
+
+	if (end < 0)
+		return end;
+	memset(pkt + len, 0, end + VMLX_VCRC_BYTES - len);
+	return end + VMLX_VCRC_BYTES;
+}
+
+/**
+ * vmlx_pkt_fill_crcs() - compute the CRCs of a sealed packet
+ * @pkt: a packet from vmlx_pkt_seal(), from the first byte of the LRH
+ * @len: its whole length, what vmlx_pkt_seal() returned
+ */
+void vmlx_pkt_fill_crcs(void *pkt, unsigned int len)
+{
+	unsigned int end = len - VMLX_VCRC_BYTES;
+
+	if (vmlx_lrh_lnh(pkt) >= VMLX_LNH_IBA_LOCAL)
+		put_unaligned_le32(vmlx_icrc(pkt, end - VMLX_ICRC_BYTES),
+				   pkt + end - VMLX_ICRC_BYTES);
+	put_unaligned_le16(vmlx_vcrc(pkt, end), pkt + end);
+}
+
+/**
+ * vmlx_pkt_check_len() - check the length of a received packet
+ * @pkt: the packet, from the first byte of the LRH
+ * @len: the bytes received, VCRC included
+ *
+ * Return: true if LRH:PktLen agrees with @len and leaves room for the
+ * headers LRH:LNH announces.
+ */
+bool vmlx_pkt_check_len(const void *pkt, unsigned int len)
+{
+	const struct vmlx_lrh *lrh = pkt;
+	unsigned int end;
+
+	if (len < VMLX_LRH_BYTES + VMLX_VCRC_BYTES)
+		return false;
+	end = vmlx_lrh_pktlen(lrh) * 4;
+	return end + VMLX_VCRC_BYTES == len &&
+	       end >= vmlx_pkt_min_len(vmlx_lrh_lnh(lrh));
 }
 
 /**
@@ -206,20 +284,14 @@ int vmlx_pkt_finalize(void *pkt, unsigned int len)
  */
 bool vmlx_pkt_check(const void *pkt, unsigned int len)
 {
-	const struct vmlx_lrh *lrh = pkt;
 	unsigned int end;
-	u8 lnh;
 
-	if (len < VMLX_LRH_BYTES + VMLX_VCRC_BYTES)
+	if (!vmlx_pkt_check_len(pkt, len))
 		return false;
-	lnh = vmlx_lrh_lnh(lrh);
-	end = vmlx_lrh_pktlen(lrh) * 4;
-	if (end + VMLX_VCRC_BYTES != len || end < vmlx_pkt_min_len(lnh))
-		return false;
-
+	end = len - VMLX_VCRC_BYTES;
 	if (vmlx_vcrc(pkt, end) != get_unaligned_le16(pkt + end))
 		return false;
-	if (lnh < VMLX_LNH_IBA_LOCAL)
+	if (vmlx_lrh_lnh(pkt) < VMLX_LNH_IBA_LOCAL)
 		return true;
 	end -= VMLX_ICRC_BYTES;
 	return vmlx_icrc(pkt, end) == get_unaligned_le32(pkt + end);

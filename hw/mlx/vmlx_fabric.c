@@ -604,14 +604,22 @@ static bool vmlx_chance(u32 ppm)
 	return ppm && ((u64)get_random_u32() * 1000000 >> 32) < ppm;
 }
 
-/* The corrupt knob: flip one bit, anywhere from the LRH to the VCRC. */
+/*
+ * The corrupt knob: flip one bit, anywhere from the LRH to the VCRC, of
+ * a packet with its CRCs, which the receiver will check.
+ */
 static void vmlx_corrupt(struct vmlx_port *port, struct sk_buff *skb)
 {
+	struct vmlx_pkt *pkt = vmlx_pkt(skb);
 	u32 bit;
 
 	/* the sender may keep a clone for retransmission: do not touch it */
 	if (skb_ensure_writable(skb, skb->len))
 		return;
+	if (pkt->sealed) {
+		vmlx_pkt_fill_crcs(skb->data, skb->len);
+		pkt->sealed = false;
+	}
 	bit = (u64)get_random_u32() * (skb->len * 8) >> 32;
 	skb->data[bit / 8] ^= BIT(bit % 8);
 	atomic64_inc(&port->cnt.injected_corruptions);

@@ -750,6 +750,9 @@ int vmlx_pkt_parse(const void *pkt, unsigned int len,
 /* ------------------------------------------------------------------ */
 
 int vmlx_pkt_finalize(void *pkt, unsigned int len);
+int vmlx_pkt_seal(void *pkt, unsigned int len);
+void vmlx_pkt_fill_crcs(void *pkt, unsigned int len);
+bool vmlx_pkt_check_len(const void *pkt, unsigned int len);
 bool vmlx_pkt_check(const void *pkt, unsigned int len);
 
 /* Static without KUnit, for the suites (see tests/kunit/Kbuild). */

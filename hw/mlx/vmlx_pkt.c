@@ -131,6 +131,9 @@ struct sk_buff *vmlx_pkt_alloc(struct vmlx_qp *qp, const struct vmlx_av *av,
  * @skb: the packet from vmlx_pkt_alloc(), headers and payload filled in;
  *	consumed
  *
+ * The packet is sealed without its CRCs (see vmlx_crc.c): the fabric
+ * computes them if it damages the packet.
+ *
  * Return: what vmlx_port_xmit() returns, or -EINVAL for a packet whose
  * headers are inconsistent (a driver bug; it is dropped).
  */
@@ -139,11 +142,12 @@ int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb)
 	struct vmlx_pkt *pkt = vmlx_pkt(skb);
 	int len;
 
-	len = vmlx_pkt_finalize(skb->data, skb->len);
+	len = vmlx_pkt_seal(skb->data, skb->len);
 	if (WARN_ON_ONCE(len < 0)) {
 		kfree_skb(skb);
 		return -EINVAL;
 	}
 	skb_put(skb, len - skb->len);
+	pkt->sealed = true;
 	return vmlx_port_xmit(pkt->port, skb);
 }

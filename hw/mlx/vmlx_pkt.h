@@ -37,8 +37,13 @@ struct vmlx_qp;
  * @global: whether a GRH follows the LRH
  * @psn: BTH:PSN
  * @qpn: BTH:DestQP
+ * @sealed: its ICRC and VCRC were not computed (vmlx_pkt_seal()): it
+ *	comes from a QP of this kernel and nothing damaged it, so the
+ *	receiver does not check them
  *
- * skb->data holds the whole packet, LRH through VCRC.
+ * skb->data holds the whole packet, LRH through VCRC.  Only the
+ * receiving port fills in the fields, from the headers; @sealed is the
+ * sender's and travels with the packet (skb->cb is copied with clones).
  */
 struct vmlx_pkt {
 	struct vmlx_port		*port;
@@ -53,6 +58,7 @@ struct vmlx_pkt {
 	bool				global;
 	u32				psn;
 	u32				qpn;
+	bool				sealed;
 };
 
 static inline struct vmlx_pkt *vmlx_pkt(struct sk_buff *skb)
@@ -82,6 +88,17 @@ static inline void *vmlx_pkt_eth(struct sk_buff *skb, enum vmlx_eth eth)
 static inline void *vmlx_pkt_payload(struct sk_buff *skb)
 {
 	return skb->data + vmlx_pkt(skb)->payload;
+}
+
+/*
+ * Whether a packet arrived as it was sent: its length, and its CRCs
+ * unless its sender sealed it without them.
+ */
+static inline bool vmlx_pkt_intact(struct sk_buff *skb)
+{
+	if (vmlx_pkt(skb)->sealed)
+		return vmlx_pkt_check_len(skb->data, skb->len);
+	return vmlx_pkt_check(skb->data, skb->len);
 }
 
 /* vmlx_pkt.c */

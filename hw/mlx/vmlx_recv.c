@@ -67,7 +67,8 @@ static bool vmlx_is_mcast_lid(u16 lid)
  * @port: the port it arrived on
  * @skb: the whole packet, LRH through VCRC, linear
  *
- * Checks the CRCs and the header format and fills in vmlx_pkt(@skb).
+ * Checks the CRCs (unless the sender sealed the packet without them, see
+ * vmlx_crc.c) and the header format and fills in vmlx_pkt(@skb).
  *
  * Return: 0, or -EINVAL for a packet that is malformed or damaged.
  */
@@ -77,9 +78,9 @@ VISIBLE_IF_KUNIT int vmlx_pkt_describe(struct vmlx_port *port,
 	struct vmlx_pkt_layout layout;
 	const struct vmlx_lrh *lrh;
 	const struct vmlx_bth *bth;
-	struct vmlx_pkt *pkt;
+	struct vmlx_pkt *pkt = vmlx_pkt(skb);
 
-	if (!vmlx_pkt_check(skb->data, skb->len) ||
+	if (!vmlx_pkt_intact(skb) ||
 	    vmlx_pkt_parse(skb->data, skb->len, &layout))
 		return -EINVAL;
 	lrh = (const struct vmlx_lrh *)skb->data;
@@ -87,7 +88,6 @@ VISIBLE_IF_KUNIT int vmlx_pkt_describe(struct vmlx_port *port,
 		return -EINVAL;
 	bth = (const struct vmlx_bth *)(skb->data + layout.bth);
 
-	pkt = vmlx_pkt(skb);
 	pkt->port = port;
 	pkt->op = layout.op;
 	pkt->bth = layout.bth;

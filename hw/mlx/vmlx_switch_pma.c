@@ -32,6 +32,7 @@
 #include <rdma/ib_mad.h>
 
 #include "vmlx_fabric.h"
+#include "vmlx_pkt.h"
 #include "vmlx_sma.h"
 
 #define VMLX_PKEY_BASE		0x7fff
@@ -116,7 +117,7 @@ static bool vmlx_switch_gmp_get(struct vmlx_switch *sw, struct sk_buff *skb,
 	const struct vmlx_deth *deth;
 	const struct vmlx_bth *bth;
 
-	if (!vmlx_pkt_check(skb->data, skb->len) ||
+	if (!vmlx_pkt_intact(skb) ||
 	    vmlx_pkt_parse(skb->data, skb->len, &layout))
 		return false;
 	bth = (const struct vmlx_bth *)(skb->data + layout.bth);

@@ -38,6 +38,7 @@
 #include <kunit/visibility.h>
 
 #include "vmlx_fabric.h"
+#include "vmlx_pkt.h"
 #include "vmlx_sma.h"
 
 #define VMLX_SW_NODE_DESC	"vmlx switch"
@@ -549,7 +550,7 @@ static bool vmlx_switch_smp_get(struct sk_buff *skb, struct ib_smp *smp)
 	struct vmlx_pkt_layout layout;
 	const struct vmlx_bth *bth;
 
-	if (!vmlx_pkt_check(skb->data, skb->len) ||
+	if (!vmlx_pkt_intact(skb) ||
 	    vmlx_pkt_parse(skb->data, skb->len, &layout))
 		return false;
 	bth = (const struct vmlx_bth *)(skb->data + layout.bth);

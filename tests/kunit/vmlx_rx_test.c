@@ -401,7 +401,7 @@ static void vrx_set_slid(struct sk_buff *skb, u16 slid)
 	vmlx_lrh_set_slid((struct vmlx_lrh *)skb->data, slid);
 }
 
-/* The ICRC and the VCRC, as vmlx_pkt_send() adds them. */
+/* The ICRC and the VCRC, as a packet damaged on the wire has them. */
 static void vrx_finish(struct kunit *test, struct sk_buff *skb)
 {
 	int len = vmlx_pkt_finalize(skb->data, skb->len);
@@ -769,6 +769,62 @@ static void vmlx_rx_grh_source_test(struct kunit *test)
 			c.bad_source + 3);
 }
 
+/*
+ * (e) Sealed packets (vmlx_pkt_seal(), what vmlx_pkt_send() sends): taken
+ * without CRCs when the sender says so, and only then; their lengths are
+ * checked all the same.
+ */
+static void vmlx_rx_sealed_test(struct kunit *test)
+{
+	struct vrx_ctx *ctx = test->priv;
+	struct vmlx_port *port = ctx->port[0];
+	u32 psn = vmlx_psn_add(VRX_PSN, 1);
+	struct vmlx_qp *r, *p;
+	struct sk_buff *skb;
+	struct ib_wc wc;
+	s64 errors;
+	int len;
+
+	vrx_connect(test, IB_QPT_RC, false);
+	r = vrx_qp(ctx, 0);
+	p = vrx_qp(ctx, 1);
+	vrx_post_recv(test, 0, 1);
+	vrx_post_recv(test, 0, 2);
+	vrx_post_send(test, 1, 11);
+	vrx_expect_wc(test, ctx->rcq[0], 1, IB_WC_SUCCESS);
+	vrx_expect_wc(test, ctx->scq[1], 11, IB_WC_SUCCESS);
+	errors = atomic64_read(&port->cnt.rcv_errors);
+
+	/* zero CRCs, not marked sealed: a damaged packet */
+	skb = vrx_forge(test, p, &p->av, r->ibqp.qp_num,
+			VMLX_OPC_RC_SEND_ONLY, psn, VRX_PAYLOAD);
+	len = vmlx_pkt_seal(skb->data, skb->len);
+	KUNIT_ASSERT_GT(test, len, 0);
+	skb_put(skb, len - skb->len);
+	vrx_wire(port, skb);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&port->cnt.rcv_errors), errors + 1);
+
+	/* marked sealed, one byte short of LRH:PktLen */
+	skb = vrx_forge(test, p, &p->av, r->ibqp.qp_num,
+			VMLX_OPC_RC_SEND_ONLY, psn, VRX_PAYLOAD);
+	len = vmlx_pkt_seal(skb->data, skb->len);
+	skb_put(skb, len - skb->len - 1);
+	vmlx_pkt(skb)->sealed = true;
+	vrx_wire(port, skb);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&port->cnt.rcv_errors), errors + 2);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(ctx->rcq[0], 1, &wc), 0);
+
+	/* marked sealed and whole: executed */
+	skb = vrx_forge(test, p, &p->av, r->ibqp.qp_num,
+			VMLX_OPC_RC_SEND_ONLY, psn, VRX_PAYLOAD);
+	len = vmlx_pkt_seal(skb->data, skb->len);
+	skb_put(skb, len - skb->len);
+	vmlx_pkt(skb)->sealed = true;
+	vrx_wire(port, skb);
+	vrx_expect_wc(test, ctx->rcq[0], 2, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&port->cnt.rcv_errors), errors + 2);
+}
+
 /* ------------------------------------------------------------------ */
 /* RDMA READ responses in slices                                       */
 /* ------------------------------------------------------------------ */
@@ -998,6 +1054,7 @@ static struct kunit_case vmlx_rx_cases[] = {
 	KUNIT_CASE(vmlx_rx_uc_source_test),
 	KUNIT_CASE(vmlx_rx_rc_ack_source_test),
 	KUNIT_CASE(vmlx_rx_grh_source_test),
+	KUNIT_CASE(vmlx_rx_sealed_test),
 	KUNIT_CASE(vmlx_rx_read_slice_test),
 	KUNIT_CASE(vmlx_rx_read_dup_test),
 	{}

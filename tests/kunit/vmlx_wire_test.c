@@ -1005,6 +1005,48 @@ static void vmlx_wire_finalize_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, vmlx_pkt_check(vmlx_pkt_rc_send_only, 26));
 }
 
+/*
+ * A sealed packet: the lengths checked as by finalize, the CRCs zero
+ * until vmlx_pkt_fill_crcs() computes the ones finalize would have.
+ */
+static void vmlx_wire_seal_test(struct kunit *test)
+{
+	const struct vmlx_vector *v;
+	unsigned int i;
+	u8 *buf;
+
+	for (i = 0; i < ARRAY_SIZE(vmlx_vectors); i++) {
+		v = &vmlx_vectors[i];
+		buf = vmlx_copy(test, v->pkt, v->len);
+		memset(buf + v->len - 6, 0xa5, 6);
+		KUNIT_EXPECT_EQ_MSG(test, vmlx_pkt_seal(buf, v->len - 6),
+				    (int)v->len, "%s", v->name);
+		KUNIT_EXPECT_TRUE_MSG(test, !memchr_inv(buf + v->len - 6, 0, 6),
+				      "%s: CRC bytes not zeroed", v->name);
+		KUNIT_EXPECT_TRUE_MSG(test, vmlx_pkt_check_len(buf, v->len),
+				      "%s", v->name);
+		KUNIT_EXPECT_FALSE_MSG(test, vmlx_pkt_check(buf, v->len),
+				       "%s", v->name);
+		vmlx_pkt_fill_crcs(buf, v->len);
+		VMLX_EXPECT_BYTES(test, buf, v->pkt, v->len, "%s", v->name);
+		KUNIT_EXPECT_FALSE_MSG(test, vmlx_pkt_check_len(buf, v->len - 1),
+				       "%s", v->name);
+		KUNIT_EXPECT_FALSE_MSG(test, vmlx_pkt_check_len(buf, v->len + 4),
+				       "%s", v->name);
+	}
+
+	/* the same refusals as finalize; a raw packet seals only a VCRC */
+	buf = vmlx_copy(test, vmlx_pkt_rc_ack, sizeof(vmlx_pkt_rc_ack));
+	KUNIT_EXPECT_EQ(test, vmlx_pkt_seal(buf, 22), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vmlx_pkt_seal(buf, 20), -EINVAL);
+	vmlx_lrh_set_lnh((struct vmlx_lrh *)buf, VMLX_LNH_RAW);
+	KUNIT_EXPECT_EQ(test, vmlx_pkt_seal(buf, 24), -EINVAL);
+	vmlx_lrh_set_pktlen((struct vmlx_lrh *)buf, 6);
+	KUNIT_EXPECT_EQ(test, vmlx_pkt_seal(buf, 24), 26);
+	vmlx_pkt_fill_crcs(buf, 26);
+	KUNIT_EXPECT_TRUE(test, vmlx_pkt_check(buf, 26));
+}
+
 /* ------------------------------------------------------------------ */
 /* Parsing                                                             */
 /* ------------------------------------------------------------------ */
@@ -1173,6 +1215,7 @@ static struct kunit_case vmlx_wire_cases[] = {
 	KUNIT_CASE(vmlx_wire_variant_fields_test),
 	KUNIT_CASE(vmlx_wire_reference_test),
 	KUNIT_CASE(vmlx_wire_finalize_test),
+	KUNIT_CASE(vmlx_wire_seal_test),
 	KUNIT_CASE(vmlx_wire_parse_test),
 	KUNIT_CASE(vmlx_wire_parse_malformed_test),
 	KUNIT_CASE(vmlx_wire_truncated_test),
