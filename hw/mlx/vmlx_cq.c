@@ -11,6 +11,7 @@
  * the process, which owns the consumer index: the HCA reads it with
  * acquire, masked, and only to know whether a slot is free.
  */
+#include <linux/bottom_half.h>
 #include <linux/minmax.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_user_verbs.h>
@@ -131,11 +132,16 @@ static void vmlx_cq_write_user(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
  *	event bit set
  *
  * Calls the CQ's completion handler if the CQ was armed for this
- * completion (disarming it), after dropping the CQ's lock.  When the CQ is
+ * completion (disarming it), after dropping the CQ's lock, with bottom
+ * halves disabled: a handler may expect the interrupt context of a real
+ * HCA's (it may take, without _bh, a lock its softirq takes too), and
+ * the softirq it raises (NAPI) then runs as soon as it returns, here,
+ * instead of waiting for ksoftirqd.  When the CQ is
  * full, the completion is lost, the CQ is marked overflowed and, the first
  * time, its event handler hears of IB_EVENT_CQ_ERR.
  *
- * Context: any; callers hold no spinlock the handlers may take.
+ * Context: process or softirq, hard interrupts enabled; callers hold no
+ * spinlock the handlers may take.
  * Return: 0, or -ENOSPC if the CQ is full.
  */
 int vmlx_cq_post(struct vmlx_cq *cq, const struct ib_wc *wc, bool solicited)
@@ -175,8 +181,11 @@ int vmlx_cq_post(struct vmlx_cq *cq, const struct ib_wc *wc, bool solicited)
 		cq->notify = 0;
 	spin_unlock_irqrestore(&cq->lock, flags);
 
-	if (notify && ibcq->comp_handler)
+	if (notify && ibcq->comp_handler) {
+		local_bh_disable();
 		ibcq->comp_handler(ibcq, ibcq->cq_context);
+		local_bh_enable();
+	}
 	return 0;
 }
 
