@@ -808,6 +808,9 @@ int ipoib_transport_init(struct ipoib_dev_priv *priv)
 		goto err_send_cq;
 	}
 	priv->max_send_sge = qp_attr.cap.max_send_sge;
+	/* the stack may hand over paged skbs: each frag is a gather entry */
+	if (priv->max_send_sge > 1)
+		priv->dev->features |= NETIF_F_SG;
 
 	netif_napi_add(priv->dev, &priv->recv_napi, ipoib_rx_poll);
 	netif_napi_add_tx(priv->dev, &priv->send_napi, ipoib_tx_poll);
