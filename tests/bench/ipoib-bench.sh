@@ -17,7 +17,7 @@ secs=${1:-10}
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$repo/tests/vm/vm-run.sh" --smp 2 --timeout $((300 + 6 * secs)) \
+"$repo/tests/vm/vm-run.sh" --bench --smp 2 --timeout $((300 + 6 * secs)) \
 	"$repo/tests/bench/ipoib-bench-scenario.sh" "$secs" | tee "$out" |
 	sed 's/^/  /' >&2
 rc=${PIPESTATUS[0]}

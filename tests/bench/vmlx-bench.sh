@@ -21,7 +21,7 @@ secs=${1:-3}
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$repo/tests/vm/vm-run.sh" --smp 2 --timeout $((180 + 3 * secs)) \
+"$repo/tests/vm/vm-run.sh" --bench --smp 2 --timeout $((180 + 3 * secs)) \
 	"$repo/tests/bench/vmlx-bench-scenario.sh" "$secs" | tee "$out" |
 	sed 's/^/  /' >&2
 rc=${PIPESTATUS[0]}

@@ -16,6 +16,10 @@
 #                         other modules for guest I only (e.g. "none" to run
 #                         Debian's in-tree RDMA stack there as a reference peer)
 #   --console             also stream the guests' serial consoles to stderr
+#   --bench               a guest for measurements: without slub_debug, whose
+#                         poisoning and stack traces on every allocation and
+#                         free would be measured instead of the code (tests
+#                         keep it: it is how they catch memory misuse)
 #   --shell               one guest: after SCENARIO (the set-up), an
 #                         interactive root shell on this terminal; the guest
 #                         powers off when it exits (no --timeout then)
@@ -44,6 +48,7 @@ die() {
 
 # --- options -------------------------------------------------------------------
 guests=1 timeout=300 mem=1024 smp='' console=0 shell=0
+slub_debug=slub_debug=FZPU
 modules=$REPO
 declare -A guest_modules=()
 while [[ $# -gt 0 ]]; do
@@ -72,6 +77,7 @@ while [[ $# -gt 0 ]]; do
 		guest_modules[${val%%=*}]=${val#*=}
 		;;
 	--console) console=1 ;;
+	--bench) slub_debug= ;;
 	--shell) shell=1 ;;
 	-h | --help) usage ;;
 	--) shift; break ;;
@@ -307,7 +313,7 @@ done
 # reboots at once, which -no-reboot turns into QEMU exiting, so a crashed
 # guest ends the run right away.  Warnings do not panic: they are collected
 # from dmesg after the scenario.
-cmdline="console=ttyS0,115200 slub_debug=FZPU oops=panic panic=-1 panic_on_warn=0"
+cmdline="console=ttyS0,115200 $slub_debug oops=panic panic=-1 panic_on_warn=0"
 cmdline+=" mitigations=off rdmavm.init=$HERE/guest-init.sh"
 
 # stream FILE PID PREFIX: copy the lines of FILE to stdout, each preceded by
