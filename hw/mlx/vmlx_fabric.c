@@ -712,7 +712,8 @@ int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb)
 		ret = -EINVAL;
 		goto discard;
 	}
-	if (unlikely(skb_linearize(skb))) {
+	/* a QP's packets may have their payload attached (vmlx_pkt.c) */
+	if (unlikely(!vmlx_pkt(skb)->sealed && skb_linearize(skb))) {
 		ret = -ENOMEM;
 		goto discard;
 	}

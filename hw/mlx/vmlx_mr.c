@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * vmlx memory regions: the key table, key checks and copies to and from
- * registered memory.
+ * vmlx memory regions: the key table, key checks, copies to and from
+ * registered memory, and the attaching of registered memory to packets
+ * as page fragments (vmlx_sge_attach(): RC payloads go out uncopied).
  *
  * A key is (index << 8) | variant: the index is the MR's slot in
  * vmlx_dev.mrs (1..VMLX_MAX_MR, handed out cyclically so that a stale key
@@ -30,10 +31,12 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 
 #include "vmlx.h"
+#include "vmlx_pkt.h"
 
 /* Allocate the MR and reserve its index; it is not findable yet. */
 static struct vmlx_mr *vmlx_mr_new(struct ib_pd *ibpd, enum vmlx_mr_kind kind)
@@ -369,12 +372,24 @@ static void *vmlx_user_addr(struct vmlx_mr *mr, u64 iova, u32 *room)
 	return page_address(mr->umem->pages[idx]) + (off & ~PAGE_MASK);
 }
 
-/* Where the byte at @iova of a fast-reg or user MR is. */
-static void *vmlx_mr_addr(struct vmlx_mr *mr, u64 iova, u32 *room)
+/*
+ * Where the bytes from @iova on of an MR are, and in *@room how many of
+ * them, at most @len, are contiguous there; @iova is in range.
+ */
+static void *vmlx_mr_span(struct vmlx_mr *mr, u64 iova, u32 len, u32 *room)
 {
+	void *addr;
+
+	if (mr->kind == VMLX_MR_DMA) {
+		*room = len;
+		return (void *)(uintptr_t)iova;
+	}
 	if (mr->kind == VMLX_MR_USER)
-		return vmlx_user_addr(mr, iova, room);
-	return vmlx_fr_addr(mr, iova, room);
+		addr = vmlx_user_addr(mr, iova, room);
+	else
+		addr = vmlx_fr_addr(mr, iova, room);
+	*room = min(*room, len);
+	return addr;
 }
 
 /**
@@ -389,24 +404,12 @@ void vmlx_mr_copy(struct vmlx_mr *mr, u64 iova, void *buf, u32 len,
 		  enum vmlx_copy_dir dir)
 {
 	void *addr;
-	u32 room, n;
-
-	if (!len)
-		return;
-	if (mr->kind == VMLX_MR_DMA) {
-		addr = (void *)(uintptr_t)iova;
-		if (dir == VMLX_TO_MR)
-			memcpy(addr, buf, len);
-		else
-			memcpy(buf, addr, len);
-		return;
-	}
+	u32 n;
 
 	while (len) {
-		addr = vmlx_mr_addr(mr, iova, &room);
+		addr = vmlx_mr_span(mr, iova, len, &n);
 		if (!addr)
 			return;
-		n = min(len, room);
 		if (dir == VMLX_TO_MR)
 			memcpy(addr, buf, n);
 		else
@@ -430,12 +433,71 @@ void *vmlx_mr_atomic_addr(struct vmlx_mr *mr, u64 iova)
 	void *addr;
 	u32 room;
 
-	if (mr->kind == VMLX_MR_DMA)
-		return (void *)(uintptr_t)iova;
-	addr = vmlx_mr_addr(mr, iova, &room);
+	addr = vmlx_mr_span(mr, iova, sizeof(u64), &room);
 	if (!addr || room < sizeof(u64))
 		return NULL;
 	return addr;
+}
+
+/* What is done with each piece of the bytes an SG list names. */
+typedef int (*vmlx_sge_fn)(struct vmlx_mr *mr, u64 iova, u32 len,
+			   void *arg);
+
+/*
+ * Calls @fn on each piece of the bytes @offset to @offset + @len of the
+ * list @sge, with the piece's MR, checked as the lkey of @pd for
+ * @access; entries of length 0 are skipped without looking at their
+ * keys.  Returns 0; -EMSGSIZE if the list holds fewer bytes (@fn is not
+ * called then); vmlx_mr_get()'s error for the first entry whose key
+ * fails, or @fn's, once the pieces before it have been done.
+ */
+static int vmlx_sge_walk(struct vmlx_dev *vdev, struct ib_pd *pd,
+			 const struct rxe_sge *sge, u32 num_sge, u32 offset,
+			 u32 len, int access, vmlx_sge_fn fn, void *arg)
+{
+	struct vmlx_mr *mr;
+	u64 total = 0;
+	u32 i, n;
+	int err;
+
+	for (i = 0; i < num_sge; i++)
+		total += sge[i].length;
+	if ((u64)offset + len > total)
+		return -EMSGSIZE;
+
+	for (i = 0; len; i++) {
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		n = min(len, sge[i].length - offset);
+		mr = vmlx_mr_get(vdev, pd, sge[i].lkey, VMLX_LKEY,
+				 sge[i].addr + offset, n, access, &err);
+		if (!mr)
+			return err;
+		err = fn(mr, sge[i].addr + offset, n, arg);
+		vmlx_mr_put(mr);
+		if (err)
+			return err;
+		len -= n;
+		offset = 0;
+	}
+	return 0;
+}
+
+struct vmlx_copy_arg {
+	void			*buf;
+	enum vmlx_copy_dir	dir;
+};
+
+static int vmlx_sge_copy_piece(struct vmlx_mr *mr, u64 iova, u32 len,
+			       void *arg)
+{
+	struct vmlx_copy_arg *c = arg;
+
+	vmlx_mr_copy(mr, iova, c->buf, len, c->dir);
+	c->buf += len;
+	return 0;
 }
 
 /**
@@ -459,34 +521,167 @@ int vmlx_sge_copy(struct vmlx_dev *vdev, struct ib_pd *pd,
 		  const struct rxe_sge *sge, u32 num_sge, u32 offset,
 		  void *buf, u32 len, enum vmlx_copy_dir dir)
 {
-	int access = dir == VMLX_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
-	u64 total = 0;
-	struct vmlx_mr *mr;
-	u32 i, n;
-	int err;
+	struct vmlx_copy_arg c = { .buf = buf, .dir = dir };
 
-	for (i = 0; i < num_sge; i++)
-		total += sge[i].length;
-	if ((u64)offset + len > total)
-		return -EMSGSIZE;
+	return vmlx_sge_walk(vdev, pd, sge, num_sge, offset, len,
+			     dir == VMLX_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0,
+			     vmlx_sge_copy_piece, &c);
+}
 
-	for (i = 0; len; i++) {
-		if (offset >= sge[i].length) {
-			offset -= sge[i].length;
-			continue;
-		}
-		n = min(len, sge[i].length - offset);
-		mr = vmlx_mr_get(vdev, pd, sge[i].lkey, VMLX_LKEY,
-				 sge[i].addr + offset, n, access, &err);
-		if (!mr)
-			return err;
-		vmlx_mr_copy(mr, sge[i].addr + offset, buf, n, dir);
-		vmlx_mr_put(mr);
-		buf += n;
+struct vmlx_skb_arg {
+	const struct sk_buff	*skb;
+	u32			off;
+};
+
+/*
+ * Copies the bytes of a packet from skb offset @a->off on into @len bytes
+ * of an MR at @iova, wherever the packet keeps them (its head or page
+ * fragments).
+ */
+static int vmlx_mr_copy_skb(struct vmlx_mr *mr, u64 iova, u32 len,
+			    void *arg)
+{
+	struct vmlx_skb_arg *a = arg;
+	void *addr;
+	u32 n;
+
+	while (len) {
+		addr = vmlx_mr_span(mr, iova, len, &n);
+		if (!addr)
+			return 0;
+		if (skb_copy_bits(a->skb, a->off, addr, n))
+			return -EMSGSIZE;
+		a->off += n;
+		iova += n;
 		len -= n;
-		offset = 0;
 	}
 	return 0;
+}
+
+/**
+ * vmlx_sge_copy_payload() - copy a packet's payload into an SG list's memory
+ * @vdev: the HCA
+ * @pd: the PD of the QP whose receive WQE holds the list
+ * @sge: the list; each entry's key is checked as an lkey with
+ *	IB_ACCESS_LOCAL_WRITE
+ * @num_sge: entries in @sge
+ * @offset: where in the list's bytes the payload goes
+ * @skb: the packet, whose payload may be in page fragments
+ *	(vmlx_sge_attach())
+ *
+ * Return: as vmlx_sge_copy().
+ */
+int vmlx_sge_copy_payload(struct vmlx_dev *vdev, struct ib_pd *pd,
+			  const struct rxe_sge *sge, u32 num_sge, u32 offset,
+			  struct sk_buff *skb)
+{
+	const struct vmlx_pkt *pkt = vmlx_pkt(skb);
+	struct vmlx_skb_arg a = { .skb = skb, .off = pkt->payload };
+
+	return vmlx_sge_walk(vdev, pd, sge, num_sge, offset, pkt->paylen,
+			     IB_ACCESS_LOCAL_WRITE, vmlx_mr_copy_skb, &a);
+}
+
+/**
+ * vmlx_mr_copy_payload() - copy a packet's payload into a memory region
+ * @mr: the MR, from vmlx_mr_get() for the payload's range at @iova
+ * @iova: where the payload goes
+ * @skb: the packet, whose payload may be in page fragments
+ */
+void vmlx_mr_copy_payload(struct vmlx_mr *mr, u64 iova,
+			  struct sk_buff *skb)
+{
+	const struct vmlx_pkt *pkt = vmlx_pkt(skb);
+	struct vmlx_skb_arg a = { .skb = skb, .off = pkt->payload };
+
+	vmlx_mr_copy_skb(mr, iova, pkt->paylen, &a);
+}
+
+/*
+ * Adds the @len bytes at kernel address @addr to @skb as page fragments,
+ * each holding a reference on its page.  -EAGAIN if that cannot be done
+ * (not in the linear map, slab memory, whose objects a page reference
+ * does not keep, or no fragment left): the caller copies instead.
+ */
+static int vmlx_skb_attach(struct sk_buff *skb, void *addr, u32 len)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	struct page *page;
+	u32 off, n;
+	int i;
+
+	while (len) {
+		if (!virt_addr_valid(addr))
+			return -EAGAIN;
+		page = virt_to_page(addr);
+		if (PageSlab(page))
+			return -EAGAIN;
+		off = offset_in_page(addr);
+		n = min_t(u32, len, PAGE_SIZE - off);
+		i = shinfo->nr_frags;
+		if (i && skb_can_coalesce(skb, i, page, off)) {
+			skb_frag_size_add(&shinfo->frags[i - 1], n);
+		} else {
+			if (i >= MAX_SKB_FRAGS)
+				return -EAGAIN;
+			get_page(page);
+			skb_fill_page_desc(skb, i, page, off, n);
+		}
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+		addr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int vmlx_sge_attach_piece(struct vmlx_mr *mr, u64 iova, u32 len,
+				 void *arg)
+{
+	void *addr;
+	u32 n;
+	int ret;
+
+	while (len) {
+		addr = vmlx_mr_span(mr, iova, len, &n);
+		if (!addr)
+			return -EAGAIN;
+		ret = vmlx_skb_attach(arg, addr, n);
+		if (ret)
+			return ret;
+		iova += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * vmlx_sge_attach() - make an SG list's memory a packet's payload, uncopied
+ * @vdev: the HCA
+ * @pd: the PD of the QP whose send WQE holds the list
+ * @sge: the list; each entry's key is checked as an lkey
+ * @num_sge: entries in @sge
+ * @offset: where in the list's bytes the payload starts
+ * @skb: a packet of headers only; the bytes are added as page fragments,
+ *	which hold references on their pages until the packet is freed
+ * @len: payload bytes
+ *
+ * Only for RC requests: their WQE completes when the responder has
+ * acknowledged them, after it copied the payload out, so the memory is
+ * read while the WQE is still the sender's (as a real HCA reads it while
+ * it sends).
+ *
+ * Return: as vmlx_sge_copy(); -EAGAIN if some of the memory cannot be
+ * attached (the packet is then of no use: the caller frees it and
+ * copies the payload into a new one).
+ */
+int vmlx_sge_attach(struct vmlx_dev *vdev, struct ib_pd *pd,
+		    const struct rxe_sge *sge, u32 num_sge, u32 offset,
+		    struct sk_buff *skb, u32 len)
+{
+	return vmlx_sge_walk(vdev, pd, sge, num_sge, offset, len, 0,
+			     vmlx_sge_attach_piece, skb);
 }
 
 /**

@@ -4,8 +4,13 @@
  * the finished packet to its port.
  *
  * The requester, the completer and the responder all build packets here;
- * they fill in the extension headers and the payload themselves.
+ * they fill in the extension headers and the payload themselves.  A
+ * packet is one linear skb, LRH through VCRC, except an RC request whose
+ * payload is attached (vmlx_pkt_alloc_hdrs(), vmlx_pkt_attach_payload()):
+ * its headers are linear, its payload is page fragments of the sender's
+ * memory and its pad and CRC bytes a fragment of the zero page.
  */
+#include <linux/mm.h>
 #include <linux/skbuff.h>
 
 #include "vmlx.h"
@@ -51,23 +56,14 @@ static void vmlx_pkt_fill_grh(struct vmlx_grh *grh, struct vmlx_port *port,
 	memcpy(grh->dgid, av->grh.dgid.raw, sizeof(grh->dgid));
 }
 
-/**
- * vmlx_pkt_alloc() - start a packet
- * @qp: the sending QP
- * @av: where the packet goes
- * @dqpn: the destination QP number
- * @opcode: the BTH opcode
- * @psn: the PSN
- * @paylen: payload bytes that will follow the extension headers
- *
- * Builds the LRH, the GRH if @av asks for one and the BTH, zeroes the
- * extension headers and reserves @paylen bytes of payload, the pad and
- * room for the CRCs that vmlx_pkt_send() computes.
- *
- * Return: the packet, or %NULL if memory ran out or @opcode is unknown.
+/*
+ * The headers of a packet (see vmlx_pkt_alloc()), in an skb that holds
+ * them alone if @hdrs_only, else them and the rest of the packet.
  */
-struct sk_buff *vmlx_pkt_alloc(struct vmlx_qp *qp, const struct vmlx_av *av,
-			       u32 dqpn, u8 opcode, u32 psn, u32 paylen)
+static struct sk_buff *vmlx_pkt_build(struct vmlx_qp *qp,
+				      const struct vmlx_av *av, u32 dqpn,
+				      u8 opcode, u32 psn, u32 paylen,
+				      bool hdrs_only)
 {
 	const struct vmlx_opcode_info *op = vmlx_opcode_info(opcode);
 	struct vmlx_port *port = vmlx_port(qp->vdev, av->port_num);
@@ -82,10 +78,14 @@ struct sk_buff *vmlx_pkt_alloc(struct vmlx_qp *qp, const struct vmlx_av *av,
 		return NULL;
 	hdr = VMLX_LRH_BYTES + (av->global ? VMLX_GRH_BYTES : 0);
 	len = hdr + op->hdr_len + paylen + pad;
-	skb = alloc_skb(len + VMLX_CRC_BYTES, GFP_KERNEL);
+	if (hdrs_only)
+		skb = alloc_skb(hdr + op->hdr_len, GFP_KERNEL);
+	else
+		skb = alloc_skb(len + VMLX_CRC_BYTES, GFP_KERNEL);
 	if (!skb)
 		return NULL;
-	memset(skb_put(skb, len), 0, hdr + op->hdr_len);
+	memset(skb_put(skb, hdrs_only ? hdr + op->hdr_len : len), 0,
+	       hdr + op->hdr_len);
 
 	lrh = (struct vmlx_lrh *)skb->data;
 	vmlx_lrh_set_vl(lrh, qp->ibqp.qp_type == IB_QPT_SMI ? 15 : 0);
@@ -121,8 +121,86 @@ struct sk_buff *vmlx_pkt_alloc(struct vmlx_qp *qp, const struct vmlx_av *av,
 	pkt->psn = psn;
 	pkt->qpn = dqpn;
 	/* the pad must be zero: it is covered by the ICRC */
-	memset(skb->data + pkt->payload + paylen, 0, pad);
+	if (!hdrs_only)
+		memset(skb->data + pkt->payload + paylen, 0, pad);
 	return skb;
+}
+
+/**
+ * vmlx_pkt_alloc() - start a packet
+ * @qp: the sending QP
+ * @av: where the packet goes
+ * @dqpn: the destination QP number
+ * @opcode: the BTH opcode
+ * @psn: the PSN
+ * @paylen: payload bytes that will follow the extension headers
+ *
+ * Builds the LRH, the GRH if @av asks for one and the BTH, zeroes the
+ * extension headers and reserves @paylen bytes of payload, the pad and
+ * room for the CRCs.
+ *
+ * Return: the packet, or %NULL if memory ran out or @opcode is unknown.
+ */
+struct sk_buff *vmlx_pkt_alloc(struct vmlx_qp *qp, const struct vmlx_av *av,
+			       u32 dqpn, u8 opcode, u32 psn, u32 paylen)
+{
+	return vmlx_pkt_build(qp, av, dqpn, opcode, psn, paylen, false);
+}
+
+/**
+ * vmlx_pkt_alloc_hdrs() - start a packet whose payload will be attached
+ * @qp: the sending QP
+ * @av: where the packet goes
+ * @dqpn: the destination QP number
+ * @opcode: the BTH opcode
+ * @psn: the PSN
+ * @paylen: payload bytes that vmlx_pkt_attach_payload() will add
+ *
+ * As vmlx_pkt_alloc(), but the skb holds the headers alone.
+ *
+ * Return: the packet, or %NULL if memory ran out or @opcode is unknown.
+ */
+struct sk_buff *vmlx_pkt_alloc_hdrs(struct vmlx_qp *qp,
+				    const struct vmlx_av *av, u32 dqpn,
+				    u8 opcode, u32 psn, u32 paylen)
+{
+	return vmlx_pkt_build(qp, av, dqpn, opcode, psn, paylen, true);
+}
+
+/**
+ * vmlx_pkt_attach_payload() - attach the payload of a packet
+ * @qp: the sending QP, an RC QP (see vmlx_sge_attach())
+ * @skb: a packet from vmlx_pkt_alloc_hdrs()
+ * @sge: the send WQE's gather list
+ * @num_sge: its entries
+ * @offset: where in the list's bytes the payload starts
+ *
+ * Adds the payload as page fragments of the memory the list names, then
+ * the pad and the room for the CRCs, zero.
+ *
+ * Return: as vmlx_sge_attach(); after an error the packet must be freed.
+ */
+int vmlx_pkt_attach_payload(struct vmlx_qp *qp, struct sk_buff *skb,
+			    const struct rxe_sge *sge, u32 num_sge, u32 offset)
+{
+	struct vmlx_pkt *pkt = vmlx_pkt(skb);
+	u32 tail = (-pkt->paylen & 3) + VMLX_CRC_BYTES;
+	struct page *zero = ZERO_PAGE(0);
+	int i, ret;
+
+	ret = vmlx_sge_attach(qp->vdev, qp->ibqp.pd, sge, num_sge, offset,
+			      skb, pkt->paylen);
+	if (ret)
+		return ret;
+	i = skb_shinfo(skb)->nr_frags;
+	if (i >= MAX_SKB_FRAGS)
+		return -EAGAIN;
+	get_page(zero);
+	skb_fill_page_desc(skb, i, zero, 0, tail);
+	skb->len += tail;
+	skb->data_len += tail;
+	skb->truesize += tail;
+	return 0;
 }
 
 /**
@@ -142,12 +220,20 @@ int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb)
 	struct vmlx_pkt *pkt = vmlx_pkt(skb);
 	int len;
 
-	len = vmlx_pkt_seal(skb->data, skb->len);
-	if (WARN_ON_ONCE(len < 0)) {
-		kfree_skb(skb);
-		return -EINVAL;
+	if (skb_is_nonlinear(skb)) {
+		/* attached: the pad and the CRC bytes are there, zero */
+		if (WARN_ON_ONCE(!vmlx_pkt_check_len(skb->data, skb->len))) {
+			kfree_skb(skb);
+			return -EINVAL;
+		}
+	} else {
+		len = vmlx_pkt_seal(skb->data, skb->len);
+		if (WARN_ON_ONCE(len < 0)) {
+			kfree_skb(skb);
+			return -EINVAL;
+		}
+		skb_put(skb, len - skb->len);
 	}
-	skb_put(skb, len - skb->len);
 	pkt->sealed = true;
 	return vmlx_port_xmit(pkt->port, skb);
 }

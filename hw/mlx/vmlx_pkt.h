@@ -19,6 +19,7 @@
 
 #include "vmlx_hdr.h"
 
+struct rxe_sge;
 struct vmlx_av;
 struct vmlx_port;
 struct vmlx_qp;
@@ -41,7 +42,8 @@ struct vmlx_qp;
  *	comes from a QP of this kernel and nothing damaged it, so the
  *	receiver does not check them
  *
- * skb->data holds the whole packet, LRH through VCRC.  Only the
+ * skb->data holds the whole packet, LRH through VCRC, except for an RC
+ * request whose payload is attached: its headers (see vmlx_pkt.c).  Only the
  * receiving port fills in the fields, from the headers; @sealed is the
  * sender's and travels with the packet (skb->cb is copied with clones).
  */
@@ -85,6 +87,7 @@ static inline void *vmlx_pkt_eth(struct sk_buff *skb, enum vmlx_eth eth)
 	return skb->data + pkt->bth + pkt->op->eth_off[eth];
 }
 
+/* The payload of a linear packet (not one whose payload is attached). */
 static inline void *vmlx_pkt_payload(struct sk_buff *skb)
 {
 	return skb->data + vmlx_pkt(skb)->payload;
@@ -104,6 +107,11 @@ static inline bool vmlx_pkt_intact(struct sk_buff *skb)
 /* vmlx_pkt.c */
 struct sk_buff *vmlx_pkt_alloc(struct vmlx_qp *qp, const struct vmlx_av *av,
 			       u32 dqpn, u8 opcode, u32 psn, u32 paylen);
+struct sk_buff *vmlx_pkt_alloc_hdrs(struct vmlx_qp *qp,
+				    const struct vmlx_av *av, u32 dqpn,
+				    u8 opcode, u32 psn, u32 paylen);
+int vmlx_pkt_attach_payload(struct vmlx_qp *qp, struct sk_buff *skb,
+			    const struct rxe_sge *sge, u32 num_sge, u32 offset);
 int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb);
 
 /* vmlx_recv.c */

@@ -65,7 +65,8 @@ static bool vmlx_is_mcast_lid(u16 lid)
 /**
  * vmlx_pkt_describe() - check a packet from the link and describe it
  * @port: the port it arrived on
- * @skb: the whole packet, LRH through VCRC, linear
+ * @skb: the whole packet, LRH through VCRC, its headers linear (an RC
+ *	request's payload may be attached, see vmlx_pkt.c)
  *
  * Checks the CRCs (unless the sender sealed the packet without them, see
  * vmlx_crc.c) and the header format and fills in vmlx_pkt(@skb).
@@ -81,7 +82,8 @@ VISIBLE_IF_KUNIT int vmlx_pkt_describe(struct vmlx_port *port,
 	struct vmlx_pkt *pkt = vmlx_pkt(skb);
 
 	if (!vmlx_pkt_intact(skb) ||
-	    vmlx_pkt_parse(skb->data, skb->len, &layout))
+	    vmlx_pkt_parse(skb->data, skb->len, &layout) ||
+	    layout.payload > skb_headlen(skb))
 		return -EINVAL;
 	lrh = (const struct vmlx_lrh *)skb->data;
 	if (vmlx_lrh_lver(lrh) != 0)
@@ -107,7 +109,7 @@ EXPORT_SYMBOL_IF_KUNIT(vmlx_pkt_describe);
 /**
  * vmlx_rcv() - a packet arrives at an HCA port
  * @port: the receiving port
- * @skb: the whole packet, LRH through VCRC, linear; consumed
+ * @skb: the whole packet, LRH through VCRC, its headers linear; consumed
  *
  * Checks the packet (bad CRC, malformed: rcv_errors), fills in
  * vmlx_pkt(skb), and hands it to the QP it is for, or to the multicast

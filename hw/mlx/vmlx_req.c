@@ -18,6 +18,12 @@
 /* Packets sent per call, so that one QP does not hog its worker. */
 #define VMLX_REQ_BUDGET		32
 
+/*
+ * The least payload an RC packet takes by reference (vmlx_sge_attach());
+ * below it, a copy costs less than the page references.
+ */
+#define VMLX_ATTACH_MIN		512
+
 /* The MTU of a UD port: the port's active MTU. */
 #define VMLX_UD_MTU		4096
 
@@ -178,6 +184,59 @@ static void vmlx_req_fill_ud(struct vmlx_qp *qp, struct sk_buff *skb,
 	}
 }
 
+/*
+ * A packet of @paylen bytes of payload at @offset of @wqe's gather list,
+ * attached if it can be (an RC request not sent inline, big enough for
+ * page references to beat a copy, see vmlx_sge_attach()), else copied.
+ */
+static struct sk_buff *vmlx_req_payload(struct vmlx_qp *qp,
+					struct rxe_send_wqe *wqe,
+					const struct vmlx_av *av, u32 dqpn,
+					u8 opcode, u32 offset, u32 paylen,
+					int *err)
+{
+	struct sk_buff *skb;
+	int ret;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC && paylen >= VMLX_ATTACH_MIN &&
+	    !(wqe->wr.send_flags & IB_SEND_INLINE)) {
+		skb = vmlx_pkt_alloc_hdrs(qp, av, dqpn, opcode, qp->req.psn,
+					  paylen);
+		if (!skb)
+			goto nomem;
+		ret = vmlx_pkt_attach_payload(qp, skb, wqe->dma.sge,
+					      wqe->dma.num_sge, offset);
+		if (!ret)
+			return skb;
+		kfree_skb(skb);
+		if (ret != -EAGAIN) {
+			*err = ret;
+			return NULL;
+		}
+	}
+
+	skb = vmlx_pkt_alloc(qp, av, dqpn, opcode, qp->req.psn, paylen);
+	if (!skb)
+		goto nomem;
+	if (wqe->wr.send_flags & IB_SEND_INLINE) {
+		memcpy(vmlx_pkt_payload(skb), wqe->dma.inline_data + offset,
+		       paylen);
+		return skb;
+	}
+	ret = vmlx_sge_copy(qp->vdev, qp->ibqp.pd, wqe->dma.sge,
+			    wqe->dma.num_sge, offset, vmlx_pkt_payload(skb),
+			    paylen, VMLX_FROM_MR);
+	if (!ret)
+		return skb;
+	kfree_skb(skb);
+	*err = ret;
+	return NULL;
+
+nomem:
+	*err = -ENOMEM;
+	return NULL;
+}
+
 /* One packet of a SEND or an RDMA WRITE, at qp->req.psn. */
 static int vmlx_req_data_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe,
 				const struct vmlx_av *av, u32 dqpn)
@@ -195,9 +254,10 @@ static int vmlx_req_data_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe,
 	int ret;
 
 	opcode = vmlx_req_opcode(qp, wqe, first, last);
-	skb = vmlx_pkt_alloc(qp, av, dqpn, opcode, qp->req.psn, paylen);
+	skb = vmlx_req_payload(qp, wqe, av, dqpn, opcode, offset, paylen,
+			       &ret);
 	if (!skb)
-		return -ENOMEM;
+		return ret;
 
 	if (qp->ibqp.qp_type == IB_QPT_RC &&
 	    (last || index % VMLX_ACKREQ_INTERVAL == VMLX_ACKREQ_INTERVAL - 1))
@@ -220,19 +280,6 @@ static int vmlx_req_data_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe,
 	if (vmlx_pkt(skb)->op->flags & VMLX_OPF_DETH)
 		vmlx_req_fill_ud(qp, skb, wqe);
 
-	if (wqe->wr.send_flags & IB_SEND_INLINE) {
-		memcpy(vmlx_pkt_payload(skb), wqe->dma.inline_data + offset,
-		       paylen);
-	} else {
-		ret = vmlx_sge_copy(qp->vdev, qp->ibqp.pd, wqe->dma.sge,
-				    wqe->dma.num_sge, offset,
-				    vmlx_pkt_payload(skb), paylen,
-				    VMLX_FROM_MR);
-		if (ret) {
-			kfree_skb(skb);
-			return ret;
-		}
-	}
 	vmlx_pkt_send(qp, skb);
 	qp->req.psn = vmlx_psn_add(qp->req.psn, 1);
 	return 0;

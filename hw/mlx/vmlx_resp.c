@@ -446,10 +446,10 @@ static bool resp_send(struct vmlx_qp *qp, struct sk_buff *skb)
 	if ((u64)resp->offset + pkt->paylen > resp->wqe->dma.length)
 		err = -EMSGSIZE;
 	else if (pkt->paylen)
-		err = vmlx_sge_copy(qp->vdev, qp->ibqp.pd,
-				    resp->wqe->dma.sge, resp->wqe->dma.num_sge,
-				    resp->offset, vmlx_pkt_payload(skb),
-				    pkt->paylen, VMLX_TO_MR);
+		err = vmlx_sge_copy_payload(qp->vdev, qp->ibqp.pd,
+					    resp->wqe->dma.sge,
+					    resp->wqe->dma.num_sge,
+					    resp->offset, skb);
 	if (err) {
 		resp_wqe_error(qp, skb, err);
 		return false;
@@ -539,8 +539,7 @@ static bool resp_write(struct vmlx_qp *qp, struct sk_buff *skb)
 			resp_error(qp, skb, VMLX_AETH_NAK_REM_ACCESS);
 			return false;
 		}
-		vmlx_mr_copy(mr, resp->va, vmlx_pkt_payload(skb), pkt->paylen,
-			     VMLX_TO_MR);
+		vmlx_mr_copy_payload(mr, resp->va, skb);
 		vmlx_mr_put(mr);
 	}
 	resp->va += pkt->paylen;
