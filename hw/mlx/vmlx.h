@@ -161,6 +161,11 @@
 #define VMLX_MAX_INFLIGHT_PSN		512
 /* The requester asks for an ACK at least every this many packets. */
 #define VMLX_ACKREQ_INTERVAL		32
+/*
+ * The least payload an RC packet takes by reference (vmlx_sge_attach());
+ * below it, a copy costs less than the page references.
+ */
+#define VMLX_ATTACH_MIN			512
 
 /*
  * Node GUIDs are EUI-64 values under a locally administered prefix

@@ -599,9 +599,11 @@ void vmlx_mr_copy_payload(struct vmlx_mr *mr, u64 iova,
 
 /*
  * Adds the @len bytes at kernel address @addr to @skb as page fragments,
- * each holding a reference on its page.  -EAGAIN if that cannot be done
- * (not in the linear map, slab memory, whose objects a page reference
- * does not keep, or no fragment left): the caller copies instead.
+ * each holding a reference on its page.  -EAGAIN if that cannot be done:
+ * not in the linear map; slab memory, whose objects a page reference
+ * does not keep; a page without a reference count of its own (the tail
+ * pages of a multi-page allocation made without __GFP_COMP); no fragment
+ * left.  The caller copies instead.
  */
 static int vmlx_skb_attach(struct sk_buff *skb, void *addr, u32 len)
 {
@@ -614,7 +616,7 @@ static int vmlx_skb_attach(struct sk_buff *skb, void *addr, u32 len)
 		if (!virt_addr_valid(addr))
 			return -EAGAIN;
 		page = virt_to_page(addr);
-		if (PageSlab(page))
+		if (PageSlab(page) || page_count(page) < 1)
 			return -EAGAIN;
 		off = offset_in_page(addr);
 		n = min_t(u32, len, PAGE_SIZE - off);

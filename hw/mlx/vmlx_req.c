@@ -18,12 +18,6 @@
 /* Packets sent per call, so that one QP does not hog its worker. */
 #define VMLX_REQ_BUDGET		32
 
-/*
- * The least payload an RC packet takes by reference (vmlx_sge_attach());
- * below it, a copy costs less than the page references.
- */
-#define VMLX_ATTACH_MIN		512
-
 /* The MTU of a UD port: the port's active MTU. */
 #define VMLX_UD_MTU		4096
 

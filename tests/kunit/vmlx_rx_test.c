@@ -30,6 +30,7 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/gfp.h>
 #include <linux/rcupdate.h>
 #include <linux/sizes.h>
 #include <linux/skbuff.h>
@@ -825,6 +826,106 @@ static void vmlx_rx_sealed_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&port->cnt.rcv_errors), errors + 2);
 }
 
+/*
+ * (f) Payloads by reference (vmlx_sge_attach()): a SEND from a compound
+ * page goes out as page fragments; one from slab memory, from the tail
+ * page of a multi-page allocation without __GFP_COMP (no reference count
+ * of its own) or under VMLX_ATTACH_MIN is copied.  All land byte for
+ * byte, and once everything is acknowledged no packet holds a page.
+ */
+#define VRX_ATT_BYTES	(PAGE_SIZE + 300)
+
+/*
+ * A SEND of @len bytes at @buf from vmlx1's QP into a fresh buffer on
+ * vmlx0's; its first packet is caught in the responder's queue, where it
+ * must hold its payload by reference if @attached, else in its head.
+ */
+static void vrx_send_buf(struct kunit *test, void *buf, u32 len, u64 wr_id,
+			 bool attached)
+{
+	struct vrx_ctx *ctx = test->priv;
+	struct vmlx_qp *r = vrx_qp(ctx, 0);
+	struct sk_buff *skb;
+	struct ib_sge sge = {
+		.addr = (uintptr_t)buf,
+		.length = len,
+		.lkey = ctx->pd[1]->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	struct ib_recv_wr rwr = { .wr_id = wr_id, .num_sge = 1 };
+	struct ib_sge rsge;
+	u8 *dst;
+
+	dst = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	rsge.addr = (uintptr_t)dst;
+	rsge.length = len;
+	rsge.lkey = ctx->pd[0]->local_dma_lkey;
+	rwr.sg_list = &rsge;
+	KUNIT_ASSERT_EQ(test, ib_post_recv(ctx->qp[0], &rwr, NULL), 0);
+
+	mutex_lock(&r->lock);
+	KUNIT_EXPECT_EQ(test, ib_post_send(ctx->qp[1], &wr, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(r, 1));
+	/* the work item cannot take it while we hold the lock */
+	skb = skb_peek(&r->rx_queue);
+	if (skb)
+		KUNIT_EXPECT_EQ_MSG(test, skb_is_nonlinear(skb), attached,
+				    "wr_id %llu", wr_id);
+	mutex_unlock(&r->lock);
+
+	vrx_expect_wc(test, ctx->rcq[0], wr_id, IB_WC_SUCCESS);
+	vrx_expect_wc(test, ctx->scq[1], wr_id, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, buf, len), 0);
+}
+
+static void vmlx_rx_attached_test(struct kunit *test)
+{
+	struct page *pages, *plain;
+	u8 *src, *slab, *tail;
+	unsigned int i;
+
+	vrx_connect(test, IB_QPT_RC, false);
+	pages = alloc_pages(GFP_KERNEL | __GFP_COMP, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	plain = alloc_pages(GFP_KERNEL, 1);
+	slab = kunit_kmalloc(test, VRX_ATT_BYTES, GFP_KERNEL);
+	if (!plain || !slab) {
+		if (plain)
+			__free_pages(plain, 1);
+		__free_pages(pages, 2);
+		KUNIT_FAIL(test, "no memory");
+		return;
+	}
+	src = page_address(pages);
+	for (i = 0; i < 4 * PAGE_SIZE; i++)
+		src[i] = i * 7 + (i >> 8);
+	memcpy(slab, src + 100, VRX_ATT_BYTES);
+	tail = page_address(plain) + PAGE_SIZE;
+	memcpy(tail, src, PAGE_SIZE);
+
+	/* straddling two pages, an unaligned start, a short last packet */
+	vrx_send_buf(test, src + 100, VRX_ATT_BYTES, 1, true);
+	vrx_send_buf(test, slab, VRX_ATT_BYTES, 2, false);
+	vrx_send_buf(test, tail, PAGE_SIZE, 3, false);
+	vrx_send_buf(test, src + PAGE_SIZE - 7, VMLX_ATTACH_MIN, 4, true);
+	vrx_send_buf(test, src, VMLX_ATTACH_MIN - 4, 5, false);
+
+	/* the responder let go of every fragment */
+	for (i = 0; i < VRX_POLLS && page_count(pages) != 1; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, page_count(pages), 1);
+	KUNIT_EXPECT_EQ(test, page_ref_count(nth_page(plain, 1)), 0);
+	__free_pages(plain, 1);
+	__free_pages(pages, 2);
+}
+
 /* ------------------------------------------------------------------ */
 /* RDMA READ responses in slices                                       */
 /* ------------------------------------------------------------------ */
@@ -1055,6 +1156,7 @@ static struct kunit_case vmlx_rx_cases[] = {
 	KUNIT_CASE(vmlx_rx_rc_ack_source_test),
 	KUNIT_CASE(vmlx_rx_grh_source_test),
 	KUNIT_CASE(vmlx_rx_sealed_test),
+	KUNIT_CASE(vmlx_rx_attached_test),
 	KUNIT_CASE(vmlx_rx_read_slice_test),
 	KUNIT_CASE(vmlx_rx_read_dup_test),
 	{}
