@@ -822,6 +822,8 @@ static inline struct rxe_send_wqe *vmlx_sq_wqe(const struct vmlx_sq *sq,
 /**
  * struct vmlx_req - requester state
  * @psn: the next PSN to send
+ * @sent_psn: the PSN after the highest one ever sent: a rewind moves @psn
+ *	back, not this; answers are expected up to it
  * @next: SQ index of the WQE being sent, or of the next to start
  * @fetched: SQ index up to which WQEs have been copied to the shadow
  * @rd_atomic: READ and atomic requests outstanding
@@ -831,6 +833,7 @@ static inline struct rxe_send_wqe *vmlx_sq_wqe(const struct vmlx_sq *sq,
  */
 struct vmlx_req {
 	u32			psn;
+	u32			sent_psn;
 	u32			next;
 	u32			fetched;
 	u32			rd_atomic;
@@ -1045,6 +1048,7 @@ enum ib_wc_status vmlx_user_wqe_check(enum ib_qp_type type,
 /* vmlx_req.c: returns true if it did anything */
 bool vmlx_req_run(struct vmlx_qp *qp);
 void vmlx_req_rewind(struct vmlx_qp *qp, u32 psn);
+void vmlx_req_catch_up(struct vmlx_qp *qp);
 
 /* vmlx_comp.c */
 void vmlx_comp_rcv(struct vmlx_qp *qp, struct sk_buff *skb);

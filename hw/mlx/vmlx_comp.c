@@ -9,9 +9,12 @@
  * ACK timeout and the RNR back-off are timers that only flag the QP's work
  * item, where the retry is decided.
  *
- * comp.psn is the oldest PSN not yet acknowledged.  Retries are counted
- * while no progress is made: every advance of comp.psn gives the QP its
- * retry_cnt and rnr_retry afresh.
+ * comp.psn is the oldest PSN not yet acknowledged, req.sent_psn the one
+ * after the highest ever sent: answers are taken for the PSNs between,
+ * including those to packets sent before a rewind, and when they pass the
+ * rewound requester it catches up (vmlx_req_catch_up()).  Retries are
+ * counted while no progress is made: every advance of comp.psn gives the
+ * QP its retry_cnt and rnr_retry afresh.
  *
  * Runs only in the QP's work item, with qp->lock held (except the timer
  * callbacks, which only set a flag and kick the work item).
@@ -96,7 +99,7 @@ static void vmlx_comp_progress(struct vmlx_qp *qp)
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.rewind_valid = false;
 	del_timer(&qp->comp.timer);
-	if (qp->comp.psn != qp->req.psn)
+	if (qp->comp.psn != qp->req.sent_psn)
 		vmlx_comp_arm_timer(qp);
 }
 
@@ -358,16 +361,13 @@ void vmlx_comp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 		aeth = vmlx_pkt_eth(skb, VMLX_ETH_AETH);
 		syndrome = vmlx_aeth_syndrome(aeth);
 	}
-	/* nothing is waiting for a PSN outside [comp.psn, req.psn) */
+	/*
+	 * Nothing is waiting for a PSN outside [comp.psn, sent_psn), but a
+	 * NAK for the oldest unacknowledged PSN is still news.  An answer
+	 * to a packet sent before a rewind is as good as one to its resend.
+	 */
 	if (vmlx_psn_compare(pkt->psn, qp->comp.psn) < 0 ||
-	    vmlx_psn_compare(pkt->psn, qp->req.psn) >= 0) {
-		/*
-		 * A NAK for the oldest unacknowledged PSN is still news: after
-		 * a rewind req.psn may equal comp.psn.  An ACK or a response
-		 * there is not: it answers a packet sent before the rewind,
-		 * and acting on it would move comp.psn past req.psn and
-		 * retire the WQE the requester is about to send again.
-		 */
+	    vmlx_psn_compare(pkt->psn, qp->req.sent_psn) >= 0) {
 		if ((syndrome & VMLX_AETH_TYPE_MASK) == VMLX_AETH_ACK ||
 		    pkt->psn != qp->comp.psn)
 			goto done;
@@ -377,6 +377,8 @@ void vmlx_comp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 		vmlx_comp_response(qp, skb);
 	else if (pkt->op->flags & VMLX_OPF_AETH)
 		vmlx_comp_aeth(qp, pkt->psn, syndrome);
+	if (qp->state != IB_QPS_ERR)
+		vmlx_req_catch_up(qp);
 done:
 	/* a stale or duplicate answer is normal traffic, not a drop */
 	consume_skb(skb);
@@ -402,7 +404,7 @@ bool vmlx_comp_run(struct vmlx_qp *qp)
 	if (READ_ONCE(qp->comp.timed_out)) {
 		WRITE_ONCE(qp->comp.timed_out, false);
 		progress = true;
-		if (qp->comp.psn != qp->req.psn && !qp->comp.rnr_wait) {
+		if (qp->comp.psn != qp->req.sent_psn && !qp->comp.rnr_wait) {
 			if (!qp->comp.retry_left) {
 				vmlx_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 				return true;
@@ -412,7 +414,7 @@ bool vmlx_comp_run(struct vmlx_qp *qp)
 		}
 	}
 	if (qp->state == IB_QPS_SQD && !qp->req.sqd_notified &&
-	    qp->comp.psn == qp->req.psn) {
+	    qp->comp.psn == qp->req.sent_psn) {
 		qp->req.sqd_notified = true;
 		if (qp->attr.en_sqd_async_notify)
 			vmlx_qp_event(qp, IB_EVENT_SQ_DRAINED);

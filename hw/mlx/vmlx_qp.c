@@ -1000,6 +1000,7 @@ static void vmlx_qp_enter(struct vmlx_qp *qp, enum ib_qp_state cur,
 	case IB_QPS_RTS:
 		if (cur == IB_QPS_RTR) {
 			qp->req.psn = qp->attr.sq_psn;
+			qp->req.sent_psn = qp->attr.sq_psn;
 			qp->comp.psn = qp->attr.sq_psn;
 			qp->comp.rewind_valid = false;
 		}

@@ -436,8 +436,12 @@ bool vmlx_req_run(struct vmlx_qp *qp)
 			vmlx_qp_error(qp);
 			break;
 		}
-		if (qp->ibqp.qp_type == IB_QPT_RC)
+		if (qp->ibqp.qp_type == IB_QPT_RC) {
+			if (vmlx_psn_compare(qp->req.psn,
+					     qp->req.sent_psn) > 0)
+				qp->req.sent_psn = qp->req.psn;
 			vmlx_comp_arm_timer(qp);
+		}
 		if (vmlx_psn_compare(qp->req.psn, wqe->last_psn) > 0)
 			vmlx_req_wqe_sent(qp, wqe);
 	}
@@ -487,4 +491,34 @@ void vmlx_req_rewind(struct vmlx_qp *qp, u32 psn)
 	}
 	qp->req.next = found;
 	qp->req.psn = psn;
+}
+
+/**
+ * vmlx_req_catch_up() - go on from what the responder acknowledged
+ * @qp: the QP
+ *
+ * After a rewind, the answers to the packets sent before it still
+ * arrive, and may acknowledge PSNs the requester has not sent again yet:
+ * comp.psn passes req.psn.  The requester then goes on from comp.psn,
+ * past the WQEs those answers finished, instead of sending them twice.
+ * A READ acknowledged in part is asked again for the rest only.
+ */
+void vmlx_req_catch_up(struct vmlx_qp *qp)
+{
+	u32 mask = qp->sq.q.mask;
+	struct rxe_send_wqe *wqe;
+
+	if (vmlx_psn_compare(qp->comp.psn, qp->req.psn) <= 0)
+		return;
+	while (qp->req.next != qp->req.fetched) {
+		wqe = vmlx_sq_wqe(&qp->sq, qp->req.next);
+		/* not started: it gets its PSNs from comp.psn on */
+		if (wqe->state == VMLX_WQE_POSTED)
+			break;
+		if (wqe->state == VMLX_WQE_PENDING &&
+		    vmlx_psn_compare(wqe->last_psn, qp->comp.psn) >= 0)
+			break;
+		qp->req.next = (qp->req.next + 1) & mask;
+	}
+	qp->req.psn = qp->comp.psn;
 }

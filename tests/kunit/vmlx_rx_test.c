@@ -16,6 +16,9 @@
  *     has one, or with another SGID than the path's DGID, is dropped and
  *     counted in rcv_discards and rcv_bad_source; the same packet from the
  *     right source is taken, and the genuine exchange still works.
+ *   - Answers after a rewind: an ACK of packets sent before the local
+ *     ACK timeout sent the requester back is taken, and the requester
+ *     goes on past what it acknowledges instead of sending it again.
  *   - RDMA READ responses in slices: a run of the responder sends exactly
  *     its budget of responses, requests behind the READ wait until its
  *     last response is out, a duplicate READ for the tail restarts the
@@ -58,6 +61,8 @@
 #define VRX_READ_PKTS	48
 #define VRX_BIG_PKTS	600
 #define VRX_DUPS	3
+/* SENDs in flight when the requester is sent back. */
+#define VRX_REWIND_SENDS 4
 /* Where a resent READ starts again, in responses from its first. */
 #define VRX_RESTART	8
 /* Polls of at most 2 s (5 s for a whole READ stream), every 20 ms. */
@@ -927,13 +932,76 @@ static void vmlx_rx_attached_test(struct kunit *test)
 }
 
 /* ------------------------------------------------------------------ */
-/* RDMA READ responses in slices                                       */
+/* Answers after a rewind                                              */
 /* ------------------------------------------------------------------ */
 
 static s64 vrx_xmit(struct vmlx_port *port)
 {
 	return atomic64_read(&port->cnt.xmit_packets);
 }
+
+/*
+ * The local ACK timeout sends the requester back while the peer has not
+ * answered yet (its lock is held): its ACK of everything, when it comes,
+ * is taken though it answers packets sent before the rewind; the
+ * requester goes on from there, and nothing is sent a second time.
+ */
+static void vmlx_rx_ack_after_rewind_test(struct kunit *test)
+{
+	struct vrx_ctx *ctx = test->priv;
+	struct vmlx_port *port = ctx->port[0];
+	struct vmlx_qp *v, *p;
+	struct sk_buff *ack;
+	unsigned int i;
+	u32 end;
+	s64 xmit;
+
+	vrx_connect(test, IB_QPT_RC, false);
+	v = vrx_qp(ctx, 0);
+	p = vrx_qp(ctx, 1);
+	end = vmlx_psn_add(VRX_PSN, VRX_REWIND_SENDS);
+	for (i = 0; i < VRX_REWIND_SENDS; i++)
+		vrx_post_recv(test, 1, 100 + i);
+	/* built beforehand: nothing may fail with the locks held */
+	ack = vrx_ack(test, p, v->ibqp.qp_num,
+		      VMLX_AETH_ACK | VMLX_AETH_CREDIT_INVALID,
+		      vmlx_psn_add(end, VMLX_PSN_MASK), 2);
+	vrx_arrived(test, ack, port);
+
+	mutex_lock(&p->lock);
+	for (i = 0; i < VRX_REWIND_SENDS; i++)
+		vrx_post_send(test, 0, 1 + i);
+	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(p, VRX_REWIND_SENDS));
+
+	/* the peer cannot answer: the requester's timeout, by hand */
+	mutex_lock_nested(&v->lock, SINGLE_DEPTH_NESTING);
+	xmit = vrx_xmit(port);
+	KUNIT_EXPECT_EQ(test, v->req.psn, end);
+	WRITE_ONCE(v->comp.timed_out, true);
+	KUNIT_EXPECT_TRUE(test, vmlx_comp_run(v));
+	KUNIT_EXPECT_EQ(test, v->req.psn, (u32)VRX_PSN);
+	KUNIT_EXPECT_EQ(test, v->req.sent_psn, end);
+	KUNIT_EXPECT_EQ(test, v->comp.retry_left, v->attr.retry_cnt - 1);
+
+	/* the answer to the first transmission */
+	vmlx_comp_rcv(v, ack);
+	KUNIT_EXPECT_EQ(test, v->comp.psn, end);
+	KUNIT_EXPECT_EQ(test, v->req.psn, end);
+	KUNIT_EXPECT_EQ(test, v->comp.retry_left, v->attr.retry_cnt);
+	mutex_unlock(&v->lock);
+	mutex_unlock(&p->lock);
+
+	for (i = 0; i < VRX_REWIND_SENDS; i++) {
+		vrx_expect_wc(test, ctx->scq[0], 1 + i, IB_WC_SUCCESS);
+		vrx_expect_wc(test, ctx->rcq[1], 100 + i, IB_WC_SUCCESS);
+	}
+	KUNIT_EXPECT_EQ(test, vrx_xmit(port), xmit);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(v->state), IB_QPS_RTS);
+}
+
+/* ------------------------------------------------------------------ */
+/* RDMA READ responses in slices                                       */
+/* ------------------------------------------------------------------ */
 
 /*
  * Run the READ stream of @qp (its lock held) to its end, a slice of
@@ -1157,6 +1225,7 @@ static struct kunit_case vmlx_rx_cases[] = {
 	KUNIT_CASE(vmlx_rx_grh_source_test),
 	KUNIT_CASE(vmlx_rx_sealed_test),
 	KUNIT_CASE(vmlx_rx_attached_test),
+	KUNIT_CASE(vmlx_rx_ack_after_rewind_test),
 	KUNIT_CASE(vmlx_rx_read_slice_test),
 	KUNIT_CASE(vmlx_rx_read_dup_test),
 	{}
