@@ -9,6 +9,12 @@
  * by running every registration change, and so every callback, under one
  * mutex.  Lookups by name or index take a separate rwsem so that they never
  * wait for a slow client callback.
+ *
+ * The clients are also asked questions on behalf of others: which
+ * character device they offer (nldev, under the mutex) and which net
+ * device a connection request is for (the RDMA CM, from the IB CM's work
+ * queue, which a client's remove callback may flush: so under a third
+ * lock, which no callback of the registration path runs under).
  */
 #include <linux/ctype.h>
 #include <linux/idr.h>
@@ -38,6 +44,18 @@ static LIST_HEAD(ib_clients);
 static DEFINE_IDA(ib_client_ida);
 
 /*
+ * ib_clients_rwsem lets ib_get_net_dev_by_params() walk ib_clients and
+ * call the clients attached to a device without ib_reg_mutex.  It is taken
+ * for writing, always under ib_reg_mutex and never across a callback, to
+ * add a client to ib_clients or take it off, and to set or clear the live
+ * flag of a client's context on a device: live from the end of an accepted
+ * add until just before remove.  So ib_clients changes only with both locks
+ * held and may be walked under either.  Lock order: ib_reg_mutex, then
+ * ib_clients_rwsem.
+ */
+static DECLARE_RWSEM(ib_clients_rwsem);
+
+/*
  * ib_devices_rwsem protects ib_devices, ib_devices_next and the names of
  * the devices in ib_devices.  A device is in ib_devices from the moment it
  * gets its name until the end of its unregistration, so a name is never
@@ -52,9 +70,15 @@ static u32 ib_devices_next;
 struct workqueue_struct *ib_comp_wq;
 struct workqueue_struct *ib_comp_unbound_wq;
 
-/* What a device keeps for each client that accepted it. */
+/*
+ * What a device keeps for each client that accepted it.  @live: the add
+ * callback has accepted the device and remove has not been called yet
+ * (set and cleared under ib_clients_rwsem).  The context is freed after an
+ * RCU grace period.
+ */
 struct ib_client_ctx {
 	void *data;
+	bool live;
 	struct rcu_head rcu;
 };
 
@@ -255,6 +279,9 @@ static int ib_add_client_to_device(struct ib_device *device,
 		if (ret)
 			goto err_erase;
 	}
+	down_write(&ib_clients_rwsem);
+	ctx->live = true;
+	up_write(&ib_clients_rwsem);
 	return 0;
 
 err_erase:
@@ -276,6 +303,10 @@ static void ib_remove_client_from_device(struct ib_device *device,
 	if (!ctx)
 		return;
 
+	/* lookups in flight are done with the client's data once we have it */
+	down_write(&ib_clients_rwsem);
+	ctx->live = false;
+	up_write(&ib_clients_rwsem);
 	if (client->remove)
 		client->remove(device, ctx->data);
 	xa_erase(&device->client_data, client->client_id);
@@ -438,7 +469,9 @@ int ib_register_client(struct ib_client *client)
 	if (ret < 0)
 		goto out_unlock;
 	client->client_id = ret;
+	down_write(&ib_clients_rwsem);
 	list_add_tail(&client->list, &ib_clients);
+	up_write(&ib_clients_rwsem);
 
 	xa_for_each_marked(&ib_devices, index, device, IB_DEVICE_LIVE) {
 		ret = ib_add_client_to_device(device, client);
@@ -451,7 +484,9 @@ int ib_register_client(struct ib_client *client)
 err_remove:
 	xa_for_each_marked(&ib_devices, index, device, IB_DEVICE_LIVE)
 		ib_remove_client_from_device(device, client);
+	down_write(&ib_clients_rwsem);
 	list_del(&client->list);
+	up_write(&ib_clients_rwsem);
 	ida_free(&ib_client_ida, client->client_id);
 out_unlock:
 	mutex_unlock(&ib_reg_mutex);
@@ -476,7 +511,9 @@ void ib_unregister_client(struct ib_client *client)
 	mutex_lock(&ib_reg_mutex);
 	xa_for_each_marked(&ib_devices, index, device, IB_DEVICE_LIVE)
 		ib_remove_client_from_device(device, client);
+	down_write(&ib_clients_rwsem);
 	list_del(&client->list);
+	up_write(&ib_clients_rwsem);
 	ida_free(&ib_client_ida, client->client_id);
 	mutex_unlock(&ib_reg_mutex);
 }
@@ -525,22 +562,55 @@ void *ib_get_client_data(struct ib_device *device, struct ib_client *client)
 }
 EXPORT_SYMBOL(ib_get_client_data);
 
+/*
+ * Ask @client for its character device: the one for @device through
+ * get_nl_info, or with @device NULL the one not tied to a device through
+ * get_global_nl_info.  Caller holds ib_reg_mutex, which keeps the client
+ * registered (and attached to @device) during the call.
+ */
+static int ib_client_nl_info(struct ib_client *client,
+			     struct ib_device *device,
+			     struct ib_client_nl_info *res)
+{
+	struct ib_client_ctx *ctx;
+
+	lockdep_assert_held(&ib_reg_mutex);
+
+	if (!device) {
+		if (!client->get_global_nl_info)
+			return -EOPNOTSUPP;
+		return client->get_global_nl_info(res);
+	}
+
+	ctx = xa_load(&device->client_data, client->client_id);
+	if (!ctx)
+		return -ENOENT;
+	if (!client->get_nl_info)
+		return -EOPNOTSUPP;
+	return client->get_nl_info(device, ctx->data, res);
+}
+
 /**
- * ib_get_client_nl_info - the character device a client offers for a device
- * @device: the device, or NULL for a client not tied to one
- * @client_name: the client's name, e.g. "uverbs"
+ * ib_get_client_nl_info - the character device a client offers
+ * @device: the device, or NULL for a client whose character device is
+ *	not tied to one (rdma_cm's /dev/infiniband/rdma_cm)
+ * @client_name: the client's name, e.g. "uverbs" or "rdma_cm"
  * @res: filled in by the client
  *
- * On success @res->cdev is held with get_device(); the caller drops it
- * with put_device().
+ * Asks the first registered client of that name: its get_nl_info callback
+ * for @device, or its get_global_nl_info callback without one.  The
+ * callback runs under the core's registration lock.  On success
+ * @res->cdev is held with get_device(); the caller drops it with
+ * put_device().
  *
- * Return: 0; -ENOENT if no such client is attached to @device, or
- * -EOPNOTSUPP if it offers no character device; or the client's error.
+ * Context: process context; may sleep.
+ * Return: 0; -ENOENT if no client of that name is registered (or attached
+ * to @device); -EOPNOTSUPP if it offers no such character device; or the
+ * client's error.
  */
 int ib_get_client_nl_info(struct ib_device *device, const char *client_name,
 			  struct ib_client_nl_info *res)
 {
-	struct ib_client_ctx *ctx = NULL;
 	struct ib_client *client;
 	int ret = -ENOENT;
 
@@ -549,15 +619,7 @@ int ib_get_client_nl_info(struct ib_device *device, const char *client_name,
 	list_for_each_entry(client, &ib_clients, list) {
 		if (strcmp(client->name, client_name))
 			continue;
-		if (device) {
-			ctx = xa_load(&device->client_data, client->client_id);
-			if (!ctx)
-				break;
-		}
-		ret = -EOPNOTSUPP;
-		if (client->get_nl_info)
-			ret = client->get_nl_info(device, ctx ? ctx->data : NULL,
-						  res);
+		ret = ib_client_nl_info(client, device, res);
 		if (!ret && !res->cdev)
 			ret = -EOPNOTSUPP;
 		if (!ret)
@@ -568,6 +630,65 @@ int ib_get_client_nl_info(struct ib_device *device, const char *client_name,
 	return ret;
 }
 EXPORT_SYMBOL(ib_get_client_nl_info);
+
+/**
+ * ib_get_net_dev_by_params - the net device a connection request is for
+ * @dev: the device the request arrived on; the caller keeps it alive
+ * @port: the port it arrived on
+ * @pkey: its P_Key
+ * @gid: its destination GID, a GID of @port
+ * @addr: the destination IP address it carries, or NULL if none
+ *
+ * Asks every client attached to @dev that has a get_net_dev_by_params
+ * callback, in the order the clients registered, until one names a net
+ * device (IPoIB does, for its interfaces).  The RDMA CM uses it to find
+ * the interface, and so the network namespace, of an incoming REQ.
+ *
+ * The walk holds ib_clients_rwsem for reading, not ib_reg_mutex: the
+ * caller may be a work item that a client's remove callback waits for
+ * under ib_reg_mutex.  A client whose context is live is past its add and
+ * stays before its remove until the walk is over.
+ *
+ * Context: process context; may sleep.  Not from a client's add or remove
+ * callback.
+ * Return: the net device, held with dev_hold() (the caller drops it with
+ * dev_put()), or NULL if no client knows one or @port is not a port of
+ * @dev.
+ */
+struct net_device *ib_get_net_dev_by_params(struct ib_device *dev, u32 port,
+					    u16 pkey, const union ib_gid *gid,
+					    const struct sockaddr *addr)
+{
+	struct net_device *ndev = NULL;
+	struct ib_client_ctx *ctx;
+	struct ib_client *client;
+	bool live;
+	void *data;
+
+	if (!rdma_is_port_valid(dev, port))
+		return NULL;
+
+	down_read(&ib_clients_rwsem);
+	list_for_each_entry(client, &ib_clients, list) {
+		if (!client->get_net_dev_by_params)
+			continue;
+		/* a context may be freed once it is not live any more */
+		rcu_read_lock();
+		ctx = xa_load(&dev->client_data, client->client_id);
+		live = ctx && ctx->live;
+		data = live ? READ_ONCE(ctx->data) : NULL;
+		rcu_read_unlock();
+		if (!live)
+			continue;
+		ndev = client->get_net_dev_by_params(dev, port, pkey, gid, addr,
+						     data);
+		if (ndev)
+			break;
+	}
+	up_read(&ib_clients_rwsem);
+	return ndev;
+}
+EXPORT_SYMBOL(ib_get_net_dev_by_params);
 
 /**
  * ib_device_put - drop a reference from ib_device_try_get()

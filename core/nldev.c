@@ -570,8 +570,13 @@ static int nldev_port_get_dumpit(struct sk_buff *skb,
 
 /*
  * RDMA_NLDEV_CMD_GET_CHARDEV: the character device a client (CHARDEV_TYPE,
- * e.g. "uverbs" or "rdma_cm") offers for a device (DEV_INDEX, optional)
- * and port (PORT_INDEX, optional).
+ * e.g. "uverbs") offers for a device (DEV_INDEX) and port (PORT_INDEX,
+ * optional), or without a DEV_INDEX the one a client offers for all
+ * devices (librdmacm asks "rdma_cm" so; the client's get_global_nl_info).
+ * The reply has CHARDEV (dev_t), CHARDEV_ABI and CHARDEV_NAME, and only
+ * with a device its PORT_INDEX (a per-port character device) and
+ * UVERBS_DRIVER_ID (uverbs).  An unknown CHARDEV_TYPE is -ENOENT, a client
+ * without such a character device -EOPNOTSUPP, with or without a device.
  */
 static int nldev_fill_chardev(struct sk_buff *msg,
 			      const struct nldev_request *req)
@@ -612,7 +617,7 @@ static int nldev_fill_chardev(struct sk_buff *msg,
 			      RDMA_NLDEV_ATTR_PAD) ||
 	    nla_put_string(msg, RDMA_NLDEV_ATTR_CHARDEV_NAME,
 			   dev_name(info.cdev)) ||
-	    (info.port &&
+	    (device && info.port &&
 	     nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, info.port)) ||
 	    (device && !strcmp(type, "uverbs") &&
 	     nla_put_u32(msg, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID,

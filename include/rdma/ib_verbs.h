@@ -1597,6 +1597,9 @@ struct ib_client_nl_info {
 	u32		port;
 };
 
+struct net_device;
+struct sockaddr;
+
 /**
  * struct ib_client - an upper-layer user of RDMA devices
  * @name: name of the client, for messages
@@ -1608,9 +1611,22 @@ struct ib_client_nl_info {
  *	device or the client goes away.  @client_data is the value set with
  *	ib_set_client_data() (NULL if none).
  * @get_nl_info: optional; fills in @res with the character device the
- *	client offers userspace for @device (NULL for a client whose device
- *	is not tied to one), for RDMA_NLDEV_CMD_GET_CHARDEV.  Called with
- *	the core's registration lock held, so the client stays attached.
+ *	client offers userspace for @device, for RDMA_NLDEV_CMD_GET_CHARDEV
+ *	with a DEV_INDEX.  Called with the core's registration lock held, so
+ *	the client stays attached.
+ * @get_global_nl_info: optional; the same for a client whose character
+ *	device is not tied to a device (rdma_cm's), for
+ *	RDMA_NLDEV_CMD_GET_CHARDEV without a DEV_INDEX.  Called with the
+ *	core's registration lock held, so the client stays registered.
+ * @get_net_dev_by_params: optional; the net device of @dev's @port that a
+ *	connection request for P_Key @pkey, port GID @gid and IP address
+ *	@addr (NULL: none known) is addressed to, held with dev_hold(), or
+ *	NULL if the client has none (see ib_get_net_dev_by_params()).
+ *	@client_data is the client's context on @dev (NULL if it set none).
+ *	Called only while the client is attached to @dev, without the
+ *	registration lock but under a lock that keeps its remove callback
+ *	from starting; it may sleep, but must neither register nor
+ *	unregister anything nor call ib_get_net_dev_by_params().
  * @list: entry in the core's client list (core private)
  * @client_id: index of the client's context in each device (core private)
  *
@@ -1623,6 +1639,12 @@ struct ib_client {
 	void (*remove)(struct ib_device *device, void *client_data);
 	int (*get_nl_info)(struct ib_device *device, void *client_data,
 			   struct ib_client_nl_info *res);
+	int (*get_global_nl_info)(struct ib_client_nl_info *res);
+	struct net_device *(*get_net_dev_by_params)(struct ib_device *dev,
+						    u32 port, u16 pkey,
+						    const union ib_gid *gid,
+						    const struct sockaddr *addr,
+						    void *client_data);
 
 	struct list_head list;
 	u32 client_id;
@@ -1655,6 +1677,9 @@ void ib_set_client_data(struct ib_device *device, struct ib_client *client,
 void *ib_get_client_data(struct ib_device *device, struct ib_client *client);
 int ib_get_client_nl_info(struct ib_device *device, const char *client_name,
 			  struct ib_client_nl_info *res);
+struct net_device *ib_get_net_dev_by_params(struct ib_device *dev, u32 port,
+					    u16 pkey, const union ib_gid *gid,
+					    const struct sockaddr *addr);
 
 /**
  * ib_device_try_get - take a registration reference on a device
@@ -1680,7 +1705,6 @@ int ib_modify_device(struct ib_device *device, int mask,
 		     struct ib_device_modify *modify);
 void ib_get_device_fw_str(struct ib_device *device, char *str);
 
-struct net_device;
 int ib_device_set_netdev(struct ib_device *device, struct net_device *ndev,
 			 u32 port);
 

@@ -3,19 +3,33 @@
  * KUnit tests of ib_core device and client registration: the order of
  * callbacks, their exactly-once guarantee under any order of events and
  * under concurrency, name allocation, error unwinding and device lifetime.
+ * And the questions the core asks the clients for others: which net
+ * device a connection request is for (ib_get_net_dev_by_params()), and
+ * which character device a client offers, per device or not tied to one
+ * (ib_get_client_nl_info(), and nldev's RDMA_NLDEV_CMD_GET_CHARDEV over a
+ * NETLINK_RDMA socket).
  *
  * Test clients log every callback; the tests compare the log with what
  * the rules promise.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/in.h>
 #include <linux/jiffies.h>
+#include <linux/kdev_t.h>
 #include <linux/kthread.h>
+#include <linux/socket.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+
+#include "nl_test.h"
 
 #define KUT_NCLIENTS	3
+#define KUT_NQCLIENTS	4
 #define KUT_MAX_DEVS	128
 #define KUT_MAX_EVENTS	1024
 #define KUT_WAIT	(5 * HZ)
@@ -43,6 +57,33 @@ struct kut_drv_dev {
 	struct ib_device ibdev;
 };
 
+/*
+ * A client that is asked questions: get_net_dev_by_params answers
+ * @answer, and get_nl_info and get_global_nl_info the test's cdev.  Its
+ * add sets the kut_qclient itself as client data, through which the
+ * callbacks find it.
+ */
+struct kut_qclient {
+	struct ib_client ib;
+	bool registered;
+	bool decline;		/* add() declines every device */
+	struct net_device *answer;
+	int asked;		/* get_net_dev_by_params calls */
+	/* the arguments of the last call */
+	struct ib_device *dev;
+	u32 port;
+	u16 pkey;
+	const union ib_gid *gid;
+	const struct sockaddr *addr;
+	/* if set, the callback signals @entered, then waits for @release */
+	struct completion *entered;
+	struct completion *release;
+	bool returned;		/* a blocked callback has returned */
+	bool removed_early;	/* remove() ran before the callback returned */
+	/* if set, remove() waits for a lookup on the work queue */
+	bool lookup_in_remove;
+};
+
 struct kut_state {
 	spinlock_t lock;	/* protects events and nevents */
 	struct kut_event events[KUT_MAX_EVENTS];
@@ -51,6 +92,19 @@ struct kut_state {
 	struct kut_client clients[KUT_NCLIENTS];
 	struct kut_drv_dev *devs[KUT_MAX_DEVS];	/* NULL: freed by the test */
 	int ndevs;
+	struct kut_qclient qclients[KUT_NQCLIENTS];
+	/* a lookup that a client's remove callback waits for */
+	struct work_struct lookup_work;
+	struct ib_device *lookup_dev;
+	struct net_device *lookup_result;
+	struct completion lookup_done;
+	bool lookup_in_time;
+	/* the character device the question clients offer */
+	struct device cdev;
+	bool cdev_live;
+	int global_err;		/* get_global_nl_info's error, if any */
+	int global_asked;
+	int nl_asked;
 };
 
 /* Callbacks get no context argument, so they find the state here. */
@@ -132,6 +186,149 @@ static void kut_remove2(struct ib_device *d, void *p)
 	kut_remove(2, d, p);
 }
 
+/* A lookup on the work queue, as the RDMA CM does one for the IB CM. */
+static void kut_lookup_work(struct work_struct *work)
+{
+	kut->lookup_result = ib_get_net_dev_by_params(kut->lookup_dev, 1,
+						      0xffff, NULL, NULL);
+	complete(&kut->lookup_done);
+}
+
+static int kut_qadd(int id, struct ib_device *device)
+{
+	struct kut_qclient *qc = &kut->qclients[id];
+
+	if (!kut_ours(device) || qc->decline)
+		return -EOPNOTSUPP;
+	ib_set_client_data(device, &qc->ib, qc);
+	return 0;
+}
+
+static void kut_qremove(int id, struct ib_device *device, void *data)
+{
+	struct kut_qclient *qc = &kut->qclients[id];
+
+	if (data != qc)
+		kut->bad_data++;
+	if (qc->entered && !qc->returned)
+		qc->removed_early = true;
+	if (qc->lookup_in_remove) {
+		/* what ib_cm's remove does: wait for its work queue */
+		kut->lookup_dev = device;
+		reinit_completion(&kut->lookup_done);
+		queue_work(system_unbound_wq, &kut->lookup_work);
+		kut->lookup_in_time =
+			wait_for_completion_timeout(&kut->lookup_done,
+						    KUT_WAIT);
+	}
+}
+
+static int kut_qadd0(struct ib_device *d)
+{
+	return kut_qadd(0, d);
+}
+
+static int kut_qadd1(struct ib_device *d)
+{
+	return kut_qadd(1, d);
+}
+
+static int kut_qadd2(struct ib_device *d)
+{
+	return kut_qadd(2, d);
+}
+
+static int kut_qadd3(struct ib_device *d)
+{
+	return kut_qadd(3, d);
+}
+
+static void kut_qremove0(struct ib_device *d, void *p)
+{
+	kut_qremove(0, d, p);
+}
+
+static void kut_qremove1(struct ib_device *d, void *p)
+{
+	kut_qremove(1, d, p);
+}
+
+static void kut_qremove2(struct ib_device *d, void *p)
+{
+	kut_qremove(2, d, p);
+}
+
+static void kut_qremove3(struct ib_device *d, void *p)
+{
+	kut_qremove(3, d, p);
+}
+
+/* The client data is the kut_qclient, if the core passes the right one. */
+static struct kut_qclient *kut_qclient_of(void *client_data)
+{
+	int i;
+
+	for (i = 0; i < KUT_NQCLIENTS; i++)
+		if (client_data == &kut->qclients[i])
+			return client_data;
+	kut->bad_data++;
+	return NULL;
+}
+
+static struct net_device *kut_net_dev(struct ib_device *dev, u32 port,
+				      u16 pkey, const union ib_gid *gid,
+				      const struct sockaddr *addr,
+				      void *client_data)
+{
+	struct kut_qclient *qc = kut_qclient_of(client_data);
+
+	if (!qc)
+		return NULL;
+	qc->asked++;
+	qc->dev = dev;
+	qc->port = port;
+	qc->pkey = pkey;
+	qc->gid = gid;
+	qc->addr = addr;
+	if (qc->entered) {
+		complete(qc->entered);
+		wait_for_completion(qc->release);
+		/* give a remove that does not wait the time to run early */
+		msleep(20);
+		qc->returned = true;
+	}
+	return qc->answer;
+}
+
+static int kut_nl_info(struct ib_device *device, void *client_data,
+		       struct ib_client_nl_info *res)
+{
+	if (!kut_qclient_of(client_data))
+		return -EINVAL;
+	kut->nl_asked++;
+	res->cdev = &kut->cdev;
+	res->abi = 3;
+	return 0;
+}
+
+static int kut_global_nl_info(struct ib_client_nl_info *res)
+{
+	kut->global_asked++;
+	if (kut->global_err)
+		return kut->global_err;
+	res->cdev = &kut->cdev;
+	res->abi = 4;
+	return 0;
+}
+
+/* A global answer that forgets the character device. */
+static int kut_global_nl_info_empty(struct ib_client_nl_info *res)
+{
+	kut->global_asked++;
+	res->abi = 4;
+	return 0;
+}
+
 static int kut_init(struct kunit *test)
 {
 	static int (* const adds[KUT_NCLIENTS])(struct ib_device *) = {
@@ -141,16 +338,31 @@ static int kut_init(struct kunit *test)
 						    void *) = {
 		kut_remove0, kut_remove1, kut_remove2,
 	};
+	static int (* const qadds[KUT_NQCLIENTS])(struct ib_device *) = {
+		kut_qadd0, kut_qadd1, kut_qadd2, kut_qadd3,
+	};
+	static void (* const qremoves[KUT_NQCLIENTS])(struct ib_device *,
+						      void *) = {
+		kut_qremove0, kut_qremove1, kut_qremove2, kut_qremove3,
+	};
 	int i;
 
 	kut = kunit_kzalloc(test, sizeof(*kut), GFP_KERNEL);
 	if (!kut)
 		return -ENOMEM;
 	spin_lock_init(&kut->lock);
+	INIT_WORK(&kut->lookup_work, kut_lookup_work);
+	init_completion(&kut->lookup_done);
 	for (i = 0; i < KUT_NCLIENTS; i++) {
 		kut->clients[i].ib.name = "kunit";
 		kut->clients[i].ib.add = adds[i];
 		kut->clients[i].ib.remove = removes[i];
+	}
+	for (i = 0; i < KUT_NQCLIENTS; i++) {
+		kut->qclients[i].ib.name = "kut_query";
+		kut->qclients[i].ib.add = qadds[i];
+		kut->qclients[i].ib.remove = qremoves[i];
+		kut->qclients[i].ib.get_net_dev_by_params = kut_net_dev;
 	}
 	return 0;
 }
@@ -159,6 +371,12 @@ static void kut_exit(struct kunit *test)
 {
 	int i;
 
+	for (i = 0; i < KUT_NQCLIENTS; i++)
+		if (kut->qclients[i].registered)
+			ib_unregister_client(&kut->qclients[i].ib);
+	flush_work(&kut->lookup_work);
+	if (kut->cdev_live)
+		put_device(&kut->cdev);
 	for (i = 0; i < KUT_NCLIENTS; i++)
 		if (kut->clients[i].registered)
 			ib_unregister_client(&kut->clients[i].ib);
@@ -183,11 +401,34 @@ static struct ib_device *kut_new_device(struct kunit *test)
 	return &d->ibdev;
 }
 
+static int kut_query_port(struct ib_device *device, u32 port,
+			  struct ib_port_attr *attr)
+{
+	attr->state = IB_PORT_DOWN;
+	return 0;
+}
+
+/* What a device with one port needs: the port can be queried. */
+static const struct ib_device_ops kut_port_ops = {
+	.query_port = kut_query_port,
+};
+
 /* Allocate and register a device named from "kut%d". */
 static struct ib_device *kut_add_device(struct kunit *test)
 {
 	struct ib_device *device = kut_new_device(test);
 
+	KUNIT_ASSERT_EQ(test, ib_register_device(device, "kut%d", NULL), 0);
+	return device;
+}
+
+/* The same with one port (of no link layer: no other client wants it). */
+static struct ib_device *kut_add_port_device(struct kunit *test)
+{
+	struct ib_device *device = kut_new_device(test);
+
+	device->ops = &kut_port_ops;
+	device->phys_port_cnt = 1;
 	KUNIT_ASSERT_EQ(test, ib_register_device(device, "kut%d", NULL), 0);
 	return device;
 }
@@ -204,6 +445,20 @@ static void kut_unregister_client(int id)
 {
 	ib_unregister_client(&kut->clients[id].ib);
 	kut->clients[id].registered = false;
+}
+
+static int kut_register_qclient(int id)
+{
+	int ret = ib_register_client(&kut->qclients[id].ib);
+
+	kut->qclients[id].registered = !ret;
+	return ret;
+}
+
+static void kut_unregister_qclient(int id)
+{
+	ib_unregister_client(&kut->qclients[id].ib);
+	kut->qclients[id].registered = false;
 }
 
 static void kut_expect_event(struct kunit *test, int i, enum kut_op op,
@@ -338,15 +593,21 @@ static void ib_reg_random_orders(struct kunit *test)
 }
 
 /* Registration calls run in threads for the concurrency tests. */
-enum kut_call { KUT_REG_CLIENT, KUT_UNREG_CLIENT, KUT_REG_DEV, KUT_UNREG_DEV };
+enum kut_call {
+	KUT_REG_CLIENT, KUT_UNREG_CLIENT, KUT_REG_DEV, KUT_UNREG_DEV,
+	KUT_UNREG_QCLIENT, KUT_LOOKUP,
+};
 
 struct kut_thread {
 	enum kut_call call;
 	int client;
 	struct ib_device *device;
 	int ret;
+	struct net_device *ndev;	/* KUT_LOOKUP's answer */
 	struct completion done;
 };
+
+static void kut_unregister_qclient(int id);
 
 static int kut_thread_fn(void *arg)
 {
@@ -364,6 +625,13 @@ static int kut_thread_fn(void *arg)
 		break;
 	case KUT_UNREG_DEV:
 		ib_unregister_device(t->device);
+		break;
+	case KUT_UNREG_QCLIENT:
+		kut_unregister_qclient(t->client);
+		break;
+	case KUT_LOOKUP:
+		t->ndev = ib_get_net_dev_by_params(t->device, 1, 0xffff, NULL,
+						   NULL);
 		break;
 	}
 	complete(&t->done);
@@ -664,6 +932,334 @@ static void ib_device_lifetime(struct kunit *test)
 	put_device(&d->dev);
 }
 
+/* Fake net devices: the core passes them on without looking. */
+static u8 kut_ndevs[KUT_NQCLIENTS];
+#define KUT_NDEV(i)	((struct net_device *)&kut_ndevs[i])
+
+static const union ib_gid kut_gid = {
+	.raw = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
+};
+
+/*
+ * ib_get_net_dev_by_params() asks the clients attached to the device, in
+ * registration order, until one answers, with the arguments as given; a
+ * client that declined the device is not asked, nor any client for a port
+ * the device does not have, nor a client that went away.
+ */
+static void ib_net_dev_by_params_asks_clients(struct kunit *test)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(0xc0000201),
+	};
+	struct kut_qclient *q = kut->qclients;
+	struct net_device *ndev;
+	struct ib_device *d;
+	int i;
+
+	/* a client without the callback is passed over */
+	KUNIT_ASSERT_EQ(test, kut_register_client(0), 0);
+	q[1].decline = true;
+	for (i = 1; i < KUT_NQCLIENTS; i++)
+		q[i].answer = KUT_NDEV(i);
+	for (i = 0; i < KUT_NQCLIENTS; i++)
+		KUNIT_ASSERT_EQ(test, kut_register_qclient(i), 0);
+	d = kut_add_port_device(test);
+
+	ndev = ib_get_net_dev_by_params(d, 1, 0x8001, &kut_gid,
+					(struct sockaddr *)&sin);
+	KUNIT_EXPECT_PTR_EQ(test, ndev, KUT_NDEV(2));
+	KUNIT_EXPECT_EQ(test, q[0].asked, 1);
+	KUNIT_EXPECT_EQ(test, q[1].asked, 0);
+	KUNIT_EXPECT_EQ(test, q[2].asked, 1);
+	KUNIT_EXPECT_EQ(test, q[3].asked, 0);
+	KUNIT_EXPECT_PTR_EQ(test, q[0].dev, d);
+	KUNIT_EXPECT_EQ(test, q[0].port, 1);
+	KUNIT_EXPECT_EQ(test, q[0].pkey, 0x8001);
+	KUNIT_EXPECT_PTR_EQ(test, q[0].gid, &kut_gid);
+	KUNIT_EXPECT_PTR_EQ(test, q[0].addr, (const struct sockaddr *)&sin);
+
+	/* no such port: nobody is asked */
+	KUNIT_EXPECT_NULL(test, ib_get_net_dev_by_params(d, 0, 0xffff,
+							 &kut_gid, NULL));
+	KUNIT_EXPECT_NULL(test, ib_get_net_dev_by_params(d, 2, 0xffff,
+							 &kut_gid, NULL));
+	KUNIT_EXPECT_EQ(test, q[0].asked, 1);
+
+	/* a client that went away is not asked */
+	kut_unregister_qclient(2);
+	ndev = ib_get_net_dev_by_params(d, 1, 0xffff, &kut_gid, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, ndev, KUT_NDEV(3));
+	KUNIT_EXPECT_EQ(test, q[0].asked, 2);
+	KUNIT_EXPECT_EQ(test, q[2].asked, 1);
+	KUNIT_EXPECT_EQ(test, q[3].asked, 1);
+	KUNIT_EXPECT_NULL(test, q[3].addr);
+
+	/* nor anyone on a device that went away */
+	ib_unregister_device(d);
+	KUNIT_EXPECT_NULL(test, ib_get_net_dev_by_params(d, 1, 0xffff,
+							 &kut_gid, NULL));
+	KUNIT_EXPECT_EQ(test, q[0].asked, 2);
+	KUNIT_EXPECT_EQ(test, q[3].asked, 1);
+	KUNIT_EXPECT_EQ(test, kut->bad_data, 0);
+}
+
+/*
+ * A client's remove waits for a get_net_dev_by_params call in flight, so
+ * that the client may free what the call uses in its remove.
+ */
+static void ib_net_dev_by_params_remove_waits(struct kunit *test)
+{
+	struct kut_qclient *q = kut->qclients;
+	struct completion entered, release;
+	struct kut_thread lookup, remover;
+	unsigned long left;
+	struct ib_device *d;
+
+	init_completion(&entered);
+	init_completion(&release);
+	q[0].answer = KUT_NDEV(0);
+	q[0].entered = &entered;
+	q[0].release = &release;
+	KUNIT_ASSERT_EQ(test, kut_register_qclient(0), 0);
+	d = kut_add_port_device(test);
+
+	kut_start(test, &lookup, KUT_LOOKUP, 0, d);
+	left = wait_for_completion_timeout(&entered, KUT_WAIT);
+	KUNIT_EXPECT_NE(test, left, 0);
+	kut_start(test, &remover, KUT_UNREG_QCLIENT, 0, NULL);
+	left = wait_for_completion_timeout(&remover.done, HZ / 5);
+	KUNIT_EXPECT_EQ_MSG(test, left, 0, "remove did not wait for the call");
+
+	complete(&release);
+	wait_for_completion(&lookup.done);
+	wait_for_completion(&remover.done);
+	KUNIT_EXPECT_PTR_EQ(test, lookup.ndev, KUT_NDEV(0));
+	KUNIT_EXPECT_TRUE(test, q[0].returned);
+	KUNIT_EXPECT_FALSE(test, q[0].removed_early);
+	q[0].entered = NULL;
+
+	KUNIT_EXPECT_NULL(test, ib_get_net_dev_by_params(d, 1, 0xffff, NULL,
+							 NULL));
+	KUNIT_EXPECT_EQ(test, q[0].asked, 1);
+	KUNIT_EXPECT_EQ(test, kut->bad_data, 0);
+}
+
+/*
+ * A lookup does not wait for the registration lock: a client's remove
+ * (which runs under it) may wait for work that looks up, as ib_cm's waits
+ * for its work queue, where the RDMA CM looks up the net device of a REQ.
+ * The client being removed is not asked; the others are.
+ */
+static void ib_net_dev_by_params_from_remove(struct kunit *test)
+{
+	struct kut_qclient *q = kut->qclients;
+	struct ib_device *d;
+	int i;
+
+	q[1].lookup_in_remove = true;
+	q[1].answer = KUT_NDEV(1);
+	q[2].answer = KUT_NDEV(2);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kut_register_qclient(i), 0);
+	d = kut_add_port_device(test);
+
+	/* the client goes */
+	kut_unregister_qclient(1);
+	KUNIT_EXPECT_TRUE_MSG(test, kut->lookup_in_time,
+			      "a lookup waited for the registration lock");
+	flush_work(&kut->lookup_work);
+	KUNIT_EXPECT_PTR_EQ(test, kut->lookup_result, KUT_NDEV(2));
+	KUNIT_EXPECT_EQ(test, q[0].asked, 1);
+	KUNIT_EXPECT_EQ(test, q[1].asked, 0);
+	KUNIT_EXPECT_EQ(test, q[2].asked, 1);
+
+	/*
+	 * the device goes: the clients leave it last registered first, so
+	 * the client back again goes while the other two are still there
+	 */
+	KUNIT_ASSERT_EQ(test, kut_register_qclient(1), 0);
+	kut->lookup_in_time = false;
+	kut->lookup_result = NULL;
+	ib_unregister_device(d);
+	KUNIT_EXPECT_TRUE_MSG(test, kut->lookup_in_time,
+			      "a lookup waited for the registration lock");
+	flush_work(&kut->lookup_work);
+	KUNIT_EXPECT_PTR_EQ(test, kut->lookup_result, KUT_NDEV(2));
+	KUNIT_EXPECT_EQ(test, q[0].asked, 2);
+	KUNIT_EXPECT_EQ(test, q[1].asked, 0);
+	KUNIT_EXPECT_EQ(test, q[2].asked, 2);
+	KUNIT_EXPECT_EQ(test, kut->bad_data, 0);
+}
+
+static void kut_cdev_release(struct device *dev)
+{
+}
+
+/*
+ * The character device the question clients offer, and two of them:
+ * "kut_global" offers it for every device (get_global_nl_info, ABI 4) and
+ * for each device (get_nl_info, ABI 3); "kut_noglobal" only per device.
+ */
+static void kut_nl_setup(struct kunit *test)
+{
+	struct kut_qclient *q = kut->qclients;
+
+	device_initialize(&kut->cdev);
+	kut->cdev.release = kut_cdev_release;
+	kut->cdev.devt = MKDEV(240, 7);
+	KUNIT_ASSERT_EQ(test, dev_set_name(&kut->cdev, "kut_cm"), 0);
+	kut->cdev_live = true;
+
+	q[0].ib.name = "kut_global";
+	q[0].ib.get_global_nl_info = kut_global_nl_info;
+	q[0].ib.get_nl_info = kut_nl_info;
+	q[1].ib.name = "kut_noglobal";
+	q[1].ib.get_nl_info = kut_nl_info;
+	KUNIT_ASSERT_EQ(test, kut_register_qclient(0), 0);
+	KUNIT_ASSERT_EQ(test, kut_register_qclient(1), 0);
+}
+
+/*
+ * ib_get_client_nl_info() without a device asks the client's
+ * get_global_nl_info, with one its get_nl_info; the character device
+ * comes back held.  No client of the name: -ENOENT; a client without a
+ * global character device, or one that names none: -EOPNOTSUPP.
+ */
+static void ib_client_nl_info_global(struct kunit *test)
+{
+	struct ib_client_nl_info info;
+	struct ib_device *d;
+
+	kut_nl_setup(test);
+	d = kut_add_device(test);
+
+	KUNIT_EXPECT_EQ(test, ib_get_client_nl_info(NULL, "kut_global", &info),
+			0);
+	KUNIT_EXPECT_PTR_EQ(test, info.cdev, &kut->cdev);
+	KUNIT_EXPECT_EQ(test, info.abi, 4);
+	KUNIT_EXPECT_EQ(test, info.port, 0);
+	KUNIT_EXPECT_EQ(test, kut->global_asked, 1);
+	KUNIT_EXPECT_EQ(test, kut->nl_asked, 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&kut->cdev.kobj.kref), 2);
+	if (info.cdev)
+		put_device(info.cdev);
+
+	KUNIT_EXPECT_EQ(test, ib_get_client_nl_info(d, "kut_global", &info), 0);
+	KUNIT_EXPECT_EQ(test, info.abi, 3);
+	KUNIT_EXPECT_EQ(test, kut->global_asked, 1);
+	KUNIT_EXPECT_EQ(test, kut->nl_asked, 1);
+	if (info.cdev)
+		put_device(info.cdev);
+
+	KUNIT_EXPECT_EQ(test, ib_get_client_nl_info(NULL, "kut_noglobal",
+						    &info), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ib_get_client_nl_info(NULL, "kut_nosuch", &info),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kut->nl_asked, 1);
+
+	kut->global_err = -ENODEV;
+	KUNIT_EXPECT_EQ(test, ib_get_client_nl_info(NULL, "kut_global", &info),
+			-ENODEV);
+	kut->global_err = 0;
+	kut->qclients[0].ib.get_global_nl_info = kut_global_nl_info_empty;
+	KUNIT_EXPECT_EQ(test, ib_get_client_nl_info(NULL, "kut_global", &info),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, kut->global_asked, 3);
+	KUNIT_EXPECT_EQ(test, kref_read(&kut->cdev.kobj.kref), 1);
+	KUNIT_EXPECT_EQ(test, kut->bad_data, 0);
+}
+
+/*
+ * RDMA_NLDEV_CMD_GET_CHARDEV for @type, of the device of index @index
+ * (none if negative), over @nl.  The reply goes to @reply.
+ */
+static int kut_get_chardev(struct kunit *test, struct nlt_sock *nl,
+			   long index, const char *type, void *reply)
+{
+	struct nlmsghdr *nlh;
+	struct sk_buff *skb;
+
+	skb = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	nlh = nlmsg_put(skb, 0, 1,
+			RDMA_NL_GET_TYPE(RDMA_NL_NLDEV,
+					 RDMA_NLDEV_CMD_GET_CHARDEV),
+			0, NLM_F_REQUEST);
+	KUNIT_ASSERT_NOT_NULL(test, nlh);
+	if (index >= 0)
+		KUNIT_ASSERT_EQ(test, nla_put_u32(skb, RDMA_NLDEV_ATTR_DEV_INDEX,
+						  index), 0);
+	KUNIT_ASSERT_EQ(test, nla_put_string(skb, RDMA_NLDEV_ATTR_CHARDEV_TYPE,
+					     type), 0);
+	nlmsg_end(skb, nlh);
+	return nlt_request(nl, skb, reply, NLT_BUF_SIZE);
+}
+
+static struct nlattr *kut_attr(const struct nlmsghdr *nlh, int type)
+{
+	return nla_find(nlmsg_attrdata(nlh, 0), nlmsg_attrlen(nlh, 0), type);
+}
+
+/*
+ * What librdmacm asks to find /dev/infiniband/rdma_cm: GET_CHARDEV with a
+ * CHARDEV_TYPE and no DEV_INDEX.  The answer is the client's global
+ * character device: its dev_t, ABI and name, and no device or port.
+ * With a DEV_INDEX the client's character device for that device.
+ */
+static void nldev_get_chardev_global(struct kunit *test)
+{
+	struct nlmsghdr *reply;
+	struct nlt_sock nl;
+	struct nlattr *a;
+	struct ib_device *d;
+
+	kut_nl_setup(test);
+	d = kut_add_device(test);
+	reply = kunit_kzalloc(test, NLT_BUF_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, reply);
+	KUNIT_ASSERT_EQ(test, nlt_open(&nl, NETLINK_RDMA), 0);
+
+	KUNIT_EXPECT_EQ(test, kut_get_chardev(test, &nl, -1, "kut_global",
+					      reply), 0);
+	KUNIT_EXPECT_EQ(test, reply->nlmsg_type,
+			RDMA_NL_GET_TYPE(RDMA_NL_NLDEV,
+					 RDMA_NLDEV_CMD_GET_CHARDEV));
+	a = kut_attr(reply, RDMA_NLDEV_ATTR_CHARDEV);
+	KUNIT_EXPECT_NOT_NULL(test, a);
+	if (a)
+		KUNIT_EXPECT_EQ(test, nla_get_u64(a),
+				huge_encode_dev(kut->cdev.devt));
+	a = kut_attr(reply, RDMA_NLDEV_ATTR_CHARDEV_ABI);
+	KUNIT_EXPECT_NOT_NULL(test, a);
+	if (a)
+		KUNIT_EXPECT_EQ(test, nla_get_u64(a), 4);
+	a = kut_attr(reply, RDMA_NLDEV_ATTR_CHARDEV_NAME);
+	KUNIT_EXPECT_NOT_NULL(test, a);
+	if (a)
+		KUNIT_EXPECT_STREQ(test, (char *)nla_data(a), "kut_cm");
+	KUNIT_EXPECT_NULL(test, kut_attr(reply, RDMA_NLDEV_ATTR_DEV_INDEX));
+	KUNIT_EXPECT_NULL(test, kut_attr(reply, RDMA_NLDEV_ATTR_PORT_INDEX));
+	KUNIT_EXPECT_EQ(test, kut->global_asked, 1);
+
+	KUNIT_EXPECT_EQ(test, kut_get_chardev(test, &nl, -1, "kut_nosuch",
+					      reply), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kut_get_chardev(test, &nl, -1, "kut_noglobal",
+					      reply), -EOPNOTSUPP);
+
+	KUNIT_EXPECT_EQ(test, kut_get_chardev(test, &nl, d->index,
+					      "kut_global", reply), 0);
+	a = kut_attr(reply, RDMA_NLDEV_ATTR_CHARDEV_ABI);
+	KUNIT_EXPECT_NOT_NULL(test, a);
+	if (a)
+		KUNIT_EXPECT_EQ(test, nla_get_u64(a), 3);
+	KUNIT_EXPECT_EQ(test, kut->global_asked, 1);
+	KUNIT_EXPECT_EQ(test, kut->nl_asked, 1);
+
+	nlt_close(&nl);
+	KUNIT_EXPECT_EQ(test, kref_read(&kut->cdev.kobj.kref), 1);
+}
+
 static struct kunit_case ib_device_test_cases[] = {
 	KUNIT_CASE(ib_reg_clients_then_devices),
 	KUNIT_CASE(ib_reg_devices_then_client),
@@ -677,6 +1273,11 @@ static struct kunit_case ib_device_test_cases[] = {
 	KUNIT_CASE(ib_add_declines),
 	KUNIT_CASE(ib_registration_refcount),
 	KUNIT_CASE(ib_device_lifetime),
+	KUNIT_CASE(ib_net_dev_by_params_asks_clients),
+	KUNIT_CASE(ib_net_dev_by_params_remove_waits),
+	KUNIT_CASE(ib_net_dev_by_params_from_remove),
+	KUNIT_CASE(ib_client_nl_info_global),
+	KUNIT_CASE(nldev_get_chardev_global),
 	{}
 };
 

@@ -20,7 +20,9 @@
  *   - priv->ah_lock: the address handles waiting to be destroyed.
  *   - the TX lock of the net device serialises the send ring's producer;
  *     its consumer is the send NAPI.
- *   - idev->lock: the net devices of one HCA (for its event handler).
+ *   - idev->lock: the net devices of one HCA (for its event handler, and
+ *     for the RDMA CM's question which of them a request is for, which
+ *     takes priv->lock inside it).
  */
 #ifndef IPOIB_H
 #define IPOIB_H

@@ -16,19 +16,27 @@
  * The transport is ipoib_ib.c's, paths and neighbours ipoib_path.c's,
  * multicast ipoib_multicast.c's, port events and flushes ipoib_event.c's,
  * children ipoib_child.c's.  Here: the net device operations, MTU rules,
- * registration and the removal of everything on an HCA that goes away.
+ * registration and the removal of everything on an HCA that goes away,
+ * and which interface a connection request the RDMA CM got is for
+ * (get_net_dev_by_params: P_Key, port GID and IP address).
  *
- * Locking: see ipoib.h.  The ib_client callbacks run under the core's
- * registration lock; add and remove take RTNL to register and unregister
- * the net devices, never the other way round.
+ * Locking: see ipoib.h.  The ib_client callbacks add and remove run under
+ * the core's registration lock; they take RTNL to register and unregister
+ * the net devices, never the other way round.  get_net_dev_by_params runs
+ * without that lock (the core keeps remove from starting meanwhile) and
+ * looks at the interfaces under idev->lock only, never RTNL.
  */
 
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
 
 #include "ipoib.h"
 
@@ -702,10 +710,121 @@ static void ipoib_remove_one(struct ib_device *ca, void *client_data)
 	kfree(idev);
 }
 
+/*
+ * Whether @addr (AF_INET or AF_INET6) is an address of @dev, in the
+ * network namespace @dev is in.  IPv6 addresses still tentative (DAD) do
+ * not count.
+ */
+static bool ipoib_dev_has_addr(struct net_device *dev,
+			       const struct sockaddr *addr)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)addr;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+	bool found = false;
+
+	switch (addr->sa_family) {
+	case AF_INET:
+		rcu_read_lock();
+		in_dev = __in_dev_get_rcu(dev);
+		if (in_dev) {
+			in_dev_for_each_ifa_rcu(ifa, in_dev) {
+				if (ifa->ifa_local == sin->sin_addr.s_addr) {
+					found = true;
+					break;
+				}
+			}
+		}
+		rcu_read_unlock();
+		return found;
+	case AF_INET6:
+		return IS_ENABLED(CONFIG_IPV6) &&
+		       ipv6_chk_addr(dev_net(dev), &sin6->sin6_addr, dev, 1);
+	default:
+		return false;
+	}
+}
+
+/*
+ * Whether @priv is a registered interface, not going away, of @port in the
+ * partition @pkey (full membership bit set) whose port GID is @gid (any if
+ * NULL).  Caller holds idev->lock.
+ */
+static bool ipoib_dev_matches(struct ipoib_dev_priv *priv, u32 port, u16 pkey,
+			      const union ib_gid *gid)
+{
+	unsigned long flags;
+	bool same_gid;
+
+	/* a parent's P_Key follows the port's (ipoib_event.c) */
+	if (priv->port != port || READ_ONCE(priv->pkey) != pkey ||
+	    priv->dev->reg_state != NETREG_REGISTERED ||
+	    test_bit(IPOIB_FLAG_DYING, &priv->flags))
+		return false;
+	if (!gid)
+		return true;
+	spin_lock_irqsave(&priv->lock, flags);
+	same_gid = !memcmp(gid->raw, priv->local_gid.raw, sizeof(gid->raw));
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return same_gid;
+}
+
+/*
+ * ib_client get_net_dev_by_params: the interface of the HCA's @port that a
+ * connection request for @pkey and the port GID @gid is addressed to.  The
+ * candidates are the parent and the P_Key children with that P_Key and
+ * GID; with an @addr only those that hold it, so that one without it is
+ * not taken even when it is the only candidate.  Several interfaces left
+ * (children of one P_Key without @addr, or an address given to two of
+ * them) is a configuration the answer cannot be sure of: the first made
+ * is taken, and said so.  An interface is only found between the end of
+ * its registration and the start of its unregistration: ndo_uninit takes
+ * it off idev->privs under idev->lock, and unregistration waits for the
+ * reference taken here.
+ */
+static struct net_device *
+ipoib_get_net_dev_by_params(struct ib_device *ca, u32 port, u16 pkey,
+			    const union ib_gid *gid,
+			    const struct sockaddr *addr, void *client_data)
+{
+	struct ipoib_device *idev = client_data;
+	struct net_device *found = NULL;
+	struct ipoib_dev_priv *priv;
+	unsigned int matches = 0;
+
+	if (!idev)
+		return NULL;
+	pkey |= 0x8000;
+
+	mutex_lock(&idev->lock);
+	list_for_each_entry(priv, &idev->privs, dev_entry) {
+		if (!ipoib_dev_matches(priv, port, pkey, gid))
+			continue;
+		if (addr && !ipoib_dev_has_addr(priv->dev, addr))
+			continue;
+		if (!found)
+			found = priv->dev;
+		matches++;
+	}
+	if (found)
+		dev_hold(found);
+	mutex_unlock(&idev->lock);
+
+	if (matches > 1)
+		dev_warn_ratelimited(&ca->dev,
+				     "%u IPoIB interfaces of port %u match P_Key 0x%04x%s; taking %s\n",
+				     matches, port, pkey,
+				     addr ? " and the address" : "",
+				     found->name);
+	return found;
+}
+
 static struct ib_client ipoib_client = {
-	.name	= "ipoib",
-	.add	= ipoib_add_one,
-	.remove	= ipoib_remove_one,
+	.name			= "ipoib",
+	.add			= ipoib_add_one,
+	.remove			= ipoib_remove_one,
+	.get_net_dev_by_params	= ipoib_get_net_dev_by_params,
 };
 
 static int __init ipoib_init(void)
