@@ -1007,8 +1007,11 @@ POINTERS = [SCRATCH.addr, SCRATCH.addr + 4096, 0, 4096,
             0xffff888000000000, 0x8000000000000000]
 
 
-# The CAP of the QP/CREATE template; never an output.
-CAPBUF = Buf(20)
+# The CAP of the QP/CREATE template.  A mutation may give its attribute
+# another id (an output) and any 16-bit length: like SCRATCH, the buffer
+# is bigger than any length, so that what the kernel writes there as
+# asked never lands beyond it, in this process's own heap.
+CAPBUF = Buf(1 << 17)
 CAPBUF.mem.raw = struct.pack("<5I", 16, 16, 1, 1, 0)
 
 
