@@ -208,6 +208,15 @@ struct vmlx_fport;
  * @traps: traps the port sent to the subnet manager
  * @relay_errors: switch ports only: packets that came in and could not be
  *	forwarded
+ * @rx_queue_full: packets of @rcv_discards dropped because their QP's
+ *	receive queue was full
+ * @timeouts: local ACK timeouts that sent a requester of the port back
+ * @seq_naks_rcvd: PSN sequence error NAKs its requesters received
+ * @rnr_naks_rcvd: RNR NAKs its requesters received
+ * @retry_exceeded: send WQEs failed with RETRY_EXC_ERR or
+ *	RNR_RETRY_EXC_ERR
+ * @dup_requests: duplicate requests its responders answered again
+ * @seq_naks_sent: PSN sequence error NAKs its responders sent
  */
 struct vmlx_port_counters {
 	atomic64_t	xmit_packets;
@@ -225,6 +234,13 @@ struct vmlx_port_counters {
 	atomic64_t	link_downed;
 	atomic64_t	traps;
 	atomic64_t	relay_errors;
+	atomic64_t	rx_queue_full;
+	atomic64_t	timeouts;
+	atomic64_t	seq_naks_rcvd;
+	atomic64_t	rnr_naks_rcvd;
+	atomic64_t	retry_exceeded;
+	atomic64_t	dup_requests;
+	atomic64_t	seq_naks_sent;
 };
 
 /**
@@ -854,6 +870,9 @@ struct vmlx_req {
  * @rewind_psn: the PSN the requester was last sent back to, so that a run
  *	of out-of-order read responses rewinds it only once
  * @rewind_valid: @rewind_psn holds a value
+ * @probing: a local ACK timeout sent the requester back: it sends only
+ *	the oldest unacknowledged packet, asking for an ACK, until an answer
+ *	in the window comes
  */
 struct vmlx_comp {
 	u32			psn;
@@ -866,6 +885,7 @@ struct vmlx_comp {
 	bool			rnr_done;
 	u32			rewind_psn;
 	bool			rewind_valid;
+	bool			probing;
 };
 
 /**
@@ -1003,6 +1023,12 @@ struct vmlx_qp {
 	bool			dying;
 	struct list_head	mcast_list;
 };
+
+/* The counters of the port of @qp, for its transport events. */
+static inline struct vmlx_port_counters *vmlx_qp_cnt(struct vmlx_qp *qp)
+{
+	return &vmlx_port(qp->vdev, qp->attr.port_num)->cnt;
+}
 
 static inline struct vmlx_qp *to_vqp(struct ib_qp *ibqp)
 {

@@ -16,6 +16,14 @@
  * counted while no progress is made: every advance of comp.psn gives the
  * QP its retry_cnt and rnr_retry afresh.
  *
+ * A local ACK timeout usually means a peer slower than the timeout, not a
+ * lost packet (the fabric loses none unless told to): the requester then
+ * sends only the oldest unacknowledged packet, with AckReq, until an
+ * answer comes (comp.probing), rather than the whole window again, which
+ * would bury the peer under duplicates it must each acknowledge and make
+ * the next timeout likelier.  A NAK for a sequence error (a real loss)
+ * still sends it back to resend everything from the lost packet on.
+ *
  * Runs only in the QP's work item, with qp->lock held (except the timer
  * callbacks, which only set a flag and kick the work item).
  */
@@ -179,6 +187,9 @@ static void vmlx_comp_fail(struct vmlx_qp *qp, enum ib_wc_status status)
 {
 	struct rxe_send_wqe *wqe = vmlx_comp_head(qp);
 
+	if (status == IB_WC_RETRY_EXC_ERR || status == IB_WC_RNR_RETRY_EXC_ERR)
+		atomic64_inc(&vmlx_qp_cnt(qp)->retry_exceeded);
+
 	if (wqe) {
 		wqe->state = VMLX_WQE_DONE;
 		wqe->status = status;
@@ -218,6 +229,7 @@ static void vmlx_comp_aeth(struct vmlx_qp *qp, u32 psn, u8 syndrome)
 		vmlx_comp_ack_upto(qp, psn, false);
 		break;
 	case VMLX_AETH_RNR_NAK:
+		atomic64_inc(&vmlx_qp_cnt(qp)->rnr_naks_rcvd);
 		vmlx_comp_ack_upto(qp, vmlx_psn_add(psn, VMLX_PSN_MASK), true);
 		vmlx_comp_rnr(qp, psn, value);
 		break;
@@ -226,6 +238,7 @@ static void vmlx_comp_aeth(struct vmlx_qp *qp, u32 psn, u8 syndrome)
 		vmlx_comp_ack_upto(qp, vmlx_psn_add(psn, VMLX_PSN_MASK), true);
 		switch (value) {
 		case VMLX_AETH_NAK_PSN_SEQ:
+			atomic64_inc(&vmlx_qp_cnt(qp)->seq_naks_rcvd);
 			if (qp->comp.rewind_valid &&
 			    qp->comp.rewind_psn == psn) {
 				/* the same gap again, without progress */
@@ -372,6 +385,8 @@ void vmlx_comp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 		    pkt->psn != qp->comp.psn)
 			goto done;
 	}
+	/* the peer answers: the window is open again */
+	qp->comp.probing = false;
 	if (pkt->op->flags & (VMLX_OPF_READ | VMLX_OPF_ATMACKETH) &&
 	    (syndrome & VMLX_AETH_TYPE_MASK) == VMLX_AETH_ACK)
 		vmlx_comp_response(qp, skb);
@@ -410,7 +425,10 @@ bool vmlx_comp_run(struct vmlx_qp *qp)
 				return true;
 			}
 			qp->comp.retry_left--;
+			atomic64_inc(&vmlx_qp_cnt(qp)->timeouts);
 			vmlx_comp_rewind(qp, qp->comp.psn);
+			/* a slow peer is asked, not flooded (see the top) */
+			qp->comp.probing = true;
 		}
 	}
 	if (qp->state == IB_QPS_SQD && !qp->req.sqd_notified &&

@@ -122,6 +122,13 @@ static const struct {
 	VMLX_COUNTER(rcv_mcast_packets),
 	VMLX_COUNTER(link_downed),
 	VMLX_COUNTER(traps),
+	VMLX_COUNTER(rx_queue_full),
+	VMLX_COUNTER(timeouts),
+	VMLX_COUNTER(seq_naks_rcvd),
+	VMLX_COUNTER(rnr_naks_rcvd),
+	VMLX_COUNTER(retry_exceeded),
+	VMLX_COUNTER(dup_requests),
+	VMLX_COUNTER(seq_naks_sent),
 };
 
 static int vmlx_counters_show(struct seq_file *m, void *v)

@@ -111,6 +111,8 @@ void vmlx_qp_rx(struct vmlx_qp *qp, struct sk_buff *skb)
 
 	if (READ_ONCE(qp->dying) ||
 	    skb_queue_len(&qp->rx_queue) >= VMLX_QP_RX_QUEUE_MAX) {
+		if (!READ_ONCE(qp->dying))
+			atomic64_inc(&port->cnt.rx_queue_full);
 		atomic64_inc(&port->cnt.rcv_discards);
 		kfree_skb(skb);
 		return;
@@ -1003,6 +1005,7 @@ static void vmlx_qp_enter(struct vmlx_qp *qp, enum ib_qp_state cur,
 			qp->req.sent_psn = qp->attr.sq_psn;
 			qp->comp.psn = qp->attr.sq_psn;
 			qp->comp.rewind_valid = false;
+			qp->comp.probing = false;
 		}
 		qp->comp.retry_left = qp->attr.retry_cnt;
 		qp->comp.rnr_left = qp->attr.rnr_retry;

@@ -254,7 +254,8 @@ static int vmlx_req_data_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe,
 		return ret;
 
 	if (qp->ibqp.qp_type == IB_QPT_RC &&
-	    (last || index % VMLX_ACKREQ_INTERVAL == VMLX_ACKREQ_INTERVAL - 1))
+	    (last || qp->comp.probing ||
+	     index % VMLX_ACKREQ_INTERVAL == VMLX_ACKREQ_INTERVAL - 1))
 		vmlx_bth_set_ackreq(vmlx_pkt_bth(skb), true);
 	if (last && wqe->wr.send_flags & IB_SEND_SOLICITED)
 		vmlx_bth_set_se(vmlx_pkt_bth(skb), true);
@@ -421,6 +422,9 @@ bool vmlx_req_run(struct vmlx_qp *qp)
 			limit = vmlx_psn_add(qp->comp.psn,
 					     VMLX_MAX_INFLIGHT_PSN);
 			if (vmlx_psn_compare(qp->req.psn, limit) >= 0)
+				break;
+			/* after a timeout: the oldest packet only */
+			if (qp->comp.probing && qp->req.psn != qp->comp.psn)
 				break;
 		}
 

@@ -713,6 +713,7 @@ static bool resp_duplicate(struct vmlx_qp *qp, struct sk_buff *skb)
 {
 	u32 flags = vmlx_pkt(skb)->op->flags;
 
+	atomic64_inc(&vmlx_qp_cnt(qp)->dup_requests);
 	if (flags & VMLX_OPF_READ)
 		return resp_dup_read(qp, skb);
 	if (flags & VMLX_OPF_ATOMIC)
@@ -845,6 +846,7 @@ static bool resp_rc(struct vmlx_qp *qp, struct sk_buff *skb)
 		return resp_duplicate(qp, skb);
 	if (order > 0) {
 		if (!resp->nak_sent) {
+			atomic64_inc(&vmlx_qp_cnt(qp)->seq_naks_sent);
 			resp_send_ack(qp, VMLX_AETH_NAK | VMLX_AETH_NAK_PSN_SEQ,
 				      resp->psn);
 			resp->nak_sent = true;

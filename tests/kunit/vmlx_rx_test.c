@@ -18,7 +18,9 @@
  *     right source is taken, and the genuine exchange still works.
  *   - Answers after a rewind: an ACK of packets sent before the local
  *     ACK timeout sent the requester back is taken, and the requester
- *     goes on past what it acknowledges instead of sending it again.
+ *     goes on past what it acknowledges instead of sending it again;
+ *     until an answer comes, a timed-out requester resends only its
+ *     oldest packet, with AckReq.
  *   - RDMA READ responses in slices: a run of the responder sends exactly
  *     its budget of responses, requests behind the READ wait until its
  *     last response is out, a duplicate READ for the tail restarts the
@@ -982,12 +984,14 @@ static void vmlx_rx_ack_after_rewind_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v->req.psn, (u32)VRX_PSN);
 	KUNIT_EXPECT_EQ(test, v->req.sent_psn, end);
 	KUNIT_EXPECT_EQ(test, v->comp.retry_left, v->attr.retry_cnt - 1);
+	KUNIT_EXPECT_TRUE(test, v->comp.probing);
 
 	/* the answer to the first transmission */
 	vmlx_comp_rcv(v, ack);
 	KUNIT_EXPECT_EQ(test, v->comp.psn, end);
 	KUNIT_EXPECT_EQ(test, v->req.psn, end);
 	KUNIT_EXPECT_EQ(test, v->comp.retry_left, v->attr.retry_cnt);
+	KUNIT_EXPECT_FALSE(test, v->comp.probing);
 	mutex_unlock(&v->lock);
 	mutex_unlock(&p->lock);
 
@@ -996,6 +1000,62 @@ static void vmlx_rx_ack_after_rewind_test(struct kunit *test)
 		vrx_expect_wc(test, ctx->rcq[1], 100 + i, IB_WC_SUCCESS);
 	}
 	KUNIT_EXPECT_EQ(test, vrx_xmit(port), xmit);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(v->state), IB_QPS_RTS);
+}
+
+/*
+ * A local ACK timeout while the peer is silent (its lock is held): the
+ * requester sends its oldest unacknowledged packet again, asking for an
+ * ACK, and nothing more until an answer comes; then the window is open
+ * again, and nothing else was sent twice.
+ */
+static void vmlx_rx_timeout_probe_test(struct kunit *test)
+{
+	struct vrx_ctx *ctx = test->priv;
+	struct vmlx_port *port = ctx->port[0];
+	struct vmlx_qp *v, *p;
+	struct sk_buff *skb;
+	unsigned int i;
+	s64 xmit;
+
+	vrx_connect(test, IB_QPT_RC, false);
+	v = vrx_qp(ctx, 0);
+	p = vrx_qp(ctx, 1);
+	for (i = 0; i < VRX_REWIND_SENDS; i++)
+		vrx_post_recv(test, 1, 100 + i);
+
+	mutex_lock(&p->lock);
+	for (i = 0; i < VRX_REWIND_SENDS; i++)
+		vrx_post_send(test, 0, 1 + i);
+	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(p, VRX_REWIND_SENDS));
+
+	mutex_lock_nested(&v->lock, SINGLE_DEPTH_NESTING);
+	xmit = vrx_xmit(port);
+	WRITE_ONCE(v->comp.timed_out, true);
+	KUNIT_EXPECT_TRUE(test, vmlx_comp_run(v));
+	KUNIT_EXPECT_TRUE(test, v->comp.probing);
+	mutex_unlock(&v->lock);
+
+	/* the requester's work item runs: one packet, the oldest */
+	vmlx_qp_kick(v);
+	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(p, VRX_REWIND_SENDS + 1));
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&p->rx_queue),
+			VRX_REWIND_SENDS + 1U);
+	KUNIT_EXPECT_EQ(test, vrx_xmit(port), xmit + 1);
+	skb = skb_peek_tail(&p->rx_queue);
+	if (skb) {
+		KUNIT_EXPECT_EQ(test, vmlx_pkt(skb)->psn, (u32)VRX_PSN);
+		KUNIT_EXPECT_TRUE(test, vmlx_bth_ackreq(vmlx_pkt_bth(skb)));
+	}
+	mutex_unlock(&p->lock);
+
+	for (i = 0; i < VRX_REWIND_SENDS; i++) {
+		vrx_expect_wc(test, ctx->scq[0], 1 + i, IB_WC_SUCCESS);
+		vrx_expect_wc(test, ctx->rcq[1], 100 + i, IB_WC_SUCCESS);
+	}
+	KUNIT_EXPECT_EQ(test, vrx_xmit(port), xmit + 1);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(v->comp.probing));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(v->state), IB_QPS_RTS);
 }
 
@@ -1226,6 +1286,7 @@ static struct kunit_case vmlx_rx_cases[] = {
 	KUNIT_CASE(vmlx_rx_sealed_test),
 	KUNIT_CASE(vmlx_rx_attached_test),
 	KUNIT_CASE(vmlx_rx_ack_after_rewind_test),
+	KUNIT_CASE(vmlx_rx_timeout_probe_test),
 	KUNIT_CASE(vmlx_rx_read_slice_test),
 	KUNIT_CASE(vmlx_rx_read_dup_test),
 	{}

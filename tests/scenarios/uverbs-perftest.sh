@@ -132,7 +132,8 @@ tap_is "rdma res shows the QPs of both processes, the client's in RTS" \
 [[ $states == "1 1" ]] ||
 	tap_diag "client: $(cat "$run/kill.cli")
 server: $(cat "$run/kill.srv")
-vmlx0 port 1: $(cat /sys/kernel/debug/vmlx/vmlx0/port1/counters)"
+vmlx0 port 1: $(cat /sys/kernel/debug/vmlx/vmlx0/port1/counters)
+vmlx1 port 1: $(cat /sys/kernel/debug/vmlx/vmlx1/port1/counters)"
 kill -KILL "$cpid" "$spid" 2>/dev/null
 wait "$cpid" "$spid" 2>/dev/null
 tap_is "rdma res after SIGKILL mid-traffic: as before" \
