@@ -214,6 +214,10 @@ void nldev_exit(void);
 int ib_mad_init(void);
 void ib_mad_cleanup(void);
 
+/* addr.c */
+int addr_init(void);
+void addr_cleanup(void);
+
 /* restrack.c */
 int rdma_restrack_init(struct ib_device *device);
 void rdma_restrack_report(struct ib_device *device);

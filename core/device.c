@@ -836,11 +836,16 @@ static int __init ib_core_init(void)
 	ret = ib_sa_init();
 	if (ret)
 		goto err_mad;
-	ret = ib_security_init();
+	ret = addr_init();
 	if (ret)
 		goto err_sa;
+	ret = ib_security_init();
+	if (ret)
+		goto err_addr;
 	return 0;
 
+err_addr:
+	addr_cleanup();
 err_sa:
 	ib_sa_cleanup();
 err_mad:
@@ -864,6 +869,7 @@ err:
 static void __exit ib_core_exit(void)
 {
 	ib_security_cleanup();
+	addr_cleanup();
 	ib_sa_cleanup();
 	ib_mad_cleanup();
 	WARN_ON(!xa_empty(&ib_devices));
