@@ -556,6 +556,11 @@ static void cm_req_fill(struct cm_work *work, struct cm_id_private *cm_id,
 	cm_id->remote_ca_guid = req->local_ca_guid;
 	cm_id->remote_qpn = cm_get(req, CM_REQ_LOCAL_QPN);
 	cm_id->rq_psn = cm_get(req, CM_REQ_STARTING_PSN);
+	/*
+	 * Until ib_send_cm_rep() names ours, our QP may go to RTS with the
+	 * requester's PSN, as the RDMA CM does, which answers with it.
+	 */
+	cm_id->sq_psn = cm_id->rq_psn;
 	cm_id->qp_type = cm_req_qp_type(req);
 	cm_id->pkey_index = pkey_index;
 	cm_id->path_mtu = path->mtu;

@@ -68,14 +68,15 @@ int cm_av_from_wc(struct cm_port *port, const struct ib_wc *wc,
 
 /*
  * The connection states in which the attributes of each QP state are
- * known: RTS once both sides' parameters are (a REP), RTR once the other
- * side's are (a REQ received or a REP), INIT as soon as a request exists.
+ * known: RTR and RTS once the other side's parameters are (a REQ
+ * received, so that the responder's QP can be ready before its REP goes
+ * out, as upstream allows; or a REP), INIT as soon as a request exists.
  */
 #define CM_QP_RTS_STATES (BIT(IB_CM_REP_RCVD) | BIT(IB_CM_MRA_REP_SENT) | \
 			  BIT(IB_CM_REP_SENT) | BIT(IB_CM_MRA_REP_RCVD) | \
-			  BIT(IB_CM_ESTABLISHED))
-#define CM_QP_RTR_STATES (CM_QP_RTS_STATES | BIT(IB_CM_REQ_RCVD) | \
+			  BIT(IB_CM_ESTABLISHED) | BIT(IB_CM_REQ_RCVD) | \
 			  BIT(IB_CM_MRA_REQ_SENT))
+#define CM_QP_RTR_STATES CM_QP_RTS_STATES
 #define CM_QP_INIT_STATES (CM_QP_RTR_STATES | BIT(IB_CM_REQ_SENT) | \
 			   BIT(IB_CM_MRA_REQ_RCVD))
 

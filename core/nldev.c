@@ -31,6 +31,7 @@
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 
+#include "cma_priv.h"
 #include "core_priv.h"
 
 /* Longest CHARDEV_TYPE, NUL included */
@@ -782,6 +783,39 @@ static int nldev_fill_qp(struct sk_buff *msg, bool admin,
 	return nldev_put_owner(msg, res);
 }
 
+/*
+ * An RDMA CM id (rdma_cm.ko's, read through its private structure, as
+ * upstream's nldev does: no call into rdma_cm).
+ */
+static int nldev_fill_cm_id(struct sk_buff *msg, bool admin,
+			    struct rdma_restrack_entry *res, u32 port)
+{
+	struct rdma_id_private *id_priv =
+		container_of(res, struct rdma_id_private, res);
+	struct rdma_cm_id *id = &id_priv->id;
+	struct sockaddr_storage *src = &id->route.addr.src_addr;
+	struct sockaddr_storage *dst = &id->route.addr.dst_addr;
+	u32 qp_num = READ_ONCE(id_priv->qp_num);
+
+	if (port && port != id->port_num)
+		return -ENOENT;
+	if ((id->port_num &&
+	     nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, id->port_num)) ||
+	    (qp_num &&
+	     (nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_LQPN, qp_num) ||
+	      nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_TYPE, id->qp_type))) ||
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_PS, id->ps) ||
+	    nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_STATE,
+		       READ_ONCE(id_priv->state)) ||
+	    (src->ss_family &&
+	     nla_put(msg, RDMA_NLDEV_ATTR_RES_SRC_ADDR, sizeof(*src), src)) ||
+	    (dst->ss_family &&
+	     nla_put(msg, RDMA_NLDEV_ATTR_RES_DST_ADDR, sizeof(*dst), dst)) ||
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_CM_IDN, res->id))
+		return -EMSGSIZE;
+	return nldev_put_owner(msg, res);
+}
+
 static int nldev_fill_cq(struct sk_buff *msg, bool admin,
 			 struct rdma_restrack_entry *res, u32 port)
 {
@@ -866,7 +900,8 @@ static const struct nldev_res_type nldev_res_types[RDMA_RESTRACK_MAX] = {
 	[RDMA_RESTRACK_QP] = { "qp", RDMA_NLDEV_ATTR_RES_QP,
 			       RDMA_NLDEV_ATTR_RES_QP_ENTRY, nldev_fill_qp },
 	[RDMA_RESTRACK_CM_ID] = { "cm_id", RDMA_NLDEV_ATTR_RES_CM_ID,
-				  RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY, NULL },
+				  RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY,
+				  nldev_fill_cm_id },
 	[RDMA_RESTRACK_MR] = { "mr", RDMA_NLDEV_ATTR_RES_MR,
 			       RDMA_NLDEV_ATTR_RES_MR_ENTRY, nldev_fill_mr },
 	[RDMA_RESTRACK_CTX] = { "ctx", RDMA_NLDEV_ATTR_RES_CTX,
@@ -1016,6 +1051,7 @@ NLDEV_RES_DUMPIT(mr, RDMA_RESTRACK_MR);
 NLDEV_RES_DUMPIT(pd, RDMA_RESTRACK_PD);
 NLDEV_RES_DUMPIT(ctx, RDMA_RESTRACK_CTX);
 NLDEV_RES_DUMPIT(srq, RDMA_RESTRACK_SRQ);
+NLDEV_RES_DUMPIT(cm_id, RDMA_RESTRACK_CM_ID);
 
 static const struct rdma_nl_cbs nldev_cbs[RDMA_NLDEV_NUM_OPS] = {
 	[RDMA_NLDEV_CMD_GET] = {
@@ -1057,6 +1093,9 @@ static const struct rdma_nl_cbs nldev_cbs[RDMA_NLDEV_NUM_OPS] = {
 	},
 	[RDMA_NLDEV_CMD_RES_SRQ_GET] = {
 		.dump = nldev_res_srq_dumpit,
+	},
+	[RDMA_NLDEV_CMD_RES_CM_ID_GET] = {
+		.dump = nldev_res_cm_id_dumpit,
 	},
 };
 

@@ -790,8 +790,10 @@ static void cm_connect_disconnect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.ah_attr.sl, 2);
 	/* the requester issues 3: we accept 3 */
 	KUNIT_EXPECT_EQ(test, attr.max_dest_rd_atomic, 3);
+	/* RTS before the REP: the requester's PSN until the REP names ours */
 	attr.qp_state = IB_QPS_RTS;
-	KUNIT_EXPECT_EQ(test, ib_cm_init_qp_attr(p, &attr, &mask), -EINVAL);
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(p, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0x1000U);
 
 	kcm_establish(test, a, p, 0x22);
 
