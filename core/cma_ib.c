@@ -385,6 +385,23 @@ static int cma_rep_recv(struct rdma_id_private *id_priv)
 	return ret;
 }
 
+/*
+ * Deliver an event of an IB CM handler, handler_mutex held and released
+ * here.  Return: what the IB CM handler returns: non-zero when the
+ * consumer wants the id destroyed (the IB CM then destroys its cm_id).
+ */
+static int cma_cm_deliver(struct rdma_id_private *id_priv,
+			  struct rdma_cm_event *event)
+{
+	if (cma_deliver(id_priv, event)) {
+		id_priv->cm_id = NULL;
+		cma_destroy_from_handler(id_priv);
+		return -ECONNABORTED;
+	}
+	mutex_unlock(&id_priv->handler_mutex);
+	return 0;
+}
+
 static int cma_ib_handler(struct ib_cm_id *cm_id,
 			  const struct ib_cm_event *ib_event)
 {
@@ -446,12 +463,7 @@ static int cma_ib_handler(struct ib_cm_id *cm_id,
 		goto out;
 	}
 
-	if (cma_deliver(id_priv, &event)) {
-		/* the IB CM destroys cm_id when we return non-zero */
-		id_priv->cm_id = NULL;
-		cma_destroy_from_handler(id_priv);
-		return -ECONNABORTED;
-	}
+	return cma_cm_deliver(id_priv, &event);
 out:
 	mutex_unlock(&id_priv->handler_mutex);
 	return 0;
@@ -503,11 +515,7 @@ static int cma_sidr_rep_handler(struct ib_cm_id *cm_id,
 		goto out;
 	}
 
-	if (cma_deliver(id_priv, &event)) {
-		id_priv->cm_id = NULL;
-		cma_destroy_from_handler(id_priv);
-		return -ECONNABORTED;
-	}
+	return cma_cm_deliver(id_priv, &event);
 out:
 	mutex_unlock(&id_priv->handler_mutex);
 	return 0;

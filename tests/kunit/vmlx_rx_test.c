@@ -943,6 +943,35 @@ static s64 vrx_xmit(struct vmlx_port *port)
 }
 
 /*
+ * VRX_REWIND_SENDS receives on side 1, then as many SENDs from side 0
+ * caught in the receive queue of @p (side 1's QP), whose lock is held
+ * on return so that it cannot answer.
+ */
+static void vrx_sends_held(struct kunit *test, struct vmlx_qp *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < VRX_REWIND_SENDS; i++)
+		vrx_post_recv(test, 1, 100 + i);
+	mutex_lock(&p->lock);
+	for (i = 0; i < VRX_REWIND_SENDS; i++)
+		vrx_post_send(test, 0, 1 + i);
+	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(p, VRX_REWIND_SENDS));
+}
+
+/* Every SEND of vrx_sends_held() and its receive completed well. */
+static void vrx_sends_done(struct kunit *test)
+{
+	struct vrx_ctx *ctx = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < VRX_REWIND_SENDS; i++) {
+		vrx_expect_wc(test, ctx->scq[0], 1 + i, IB_WC_SUCCESS);
+		vrx_expect_wc(test, ctx->rcq[1], 100 + i, IB_WC_SUCCESS);
+	}
+}
+
+/*
  * The local ACK timeout sends the requester back while the peer has not
  * answered yet (its lock is held): its ACK of everything, when it comes,
  * is taken though it answers packets sent before the rewind; the
@@ -954,7 +983,6 @@ static void vmlx_rx_ack_after_rewind_test(struct kunit *test)
 	struct vmlx_port *port = ctx->port[0];
 	struct vmlx_qp *v, *p;
 	struct sk_buff *ack;
-	unsigned int i;
 	u32 end;
 	s64 xmit;
 
@@ -962,18 +990,12 @@ static void vmlx_rx_ack_after_rewind_test(struct kunit *test)
 	v = vrx_qp(ctx, 0);
 	p = vrx_qp(ctx, 1);
 	end = vmlx_psn_add(VRX_PSN, VRX_REWIND_SENDS);
-	for (i = 0; i < VRX_REWIND_SENDS; i++)
-		vrx_post_recv(test, 1, 100 + i);
 	/* built beforehand: nothing may fail with the locks held */
 	ack = vrx_ack(test, p, v->ibqp.qp_num,
 		      VMLX_AETH_ACK | VMLX_AETH_CREDIT_INVALID,
 		      vmlx_psn_add(end, VMLX_PSN_MASK), 2);
 	vrx_arrived(test, ack, port);
-
-	mutex_lock(&p->lock);
-	for (i = 0; i < VRX_REWIND_SENDS; i++)
-		vrx_post_send(test, 0, 1 + i);
-	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(p, VRX_REWIND_SENDS));
+	vrx_sends_held(test, p);
 
 	/* the peer cannot answer: the requester's timeout, by hand */
 	mutex_lock_nested(&v->lock, SINGLE_DEPTH_NESTING);
@@ -995,10 +1017,7 @@ static void vmlx_rx_ack_after_rewind_test(struct kunit *test)
 	mutex_unlock(&v->lock);
 	mutex_unlock(&p->lock);
 
-	for (i = 0; i < VRX_REWIND_SENDS; i++) {
-		vrx_expect_wc(test, ctx->scq[0], 1 + i, IB_WC_SUCCESS);
-		vrx_expect_wc(test, ctx->rcq[1], 100 + i, IB_WC_SUCCESS);
-	}
+	vrx_sends_done(test);
 	KUNIT_EXPECT_EQ(test, vrx_xmit(port), xmit);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(v->state), IB_QPS_RTS);
 }
@@ -1015,19 +1034,12 @@ static void vmlx_rx_timeout_probe_test(struct kunit *test)
 	struct vmlx_port *port = ctx->port[0];
 	struct vmlx_qp *v, *p;
 	struct sk_buff *skb;
-	unsigned int i;
 	s64 xmit;
 
 	vrx_connect(test, IB_QPT_RC, false);
 	v = vrx_qp(ctx, 0);
 	p = vrx_qp(ctx, 1);
-	for (i = 0; i < VRX_REWIND_SENDS; i++)
-		vrx_post_recv(test, 1, 100 + i);
-
-	mutex_lock(&p->lock);
-	for (i = 0; i < VRX_REWIND_SENDS; i++)
-		vrx_post_send(test, 0, 1 + i);
-	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(p, VRX_REWIND_SENDS));
+	vrx_sends_held(test, p);
 
 	mutex_lock_nested(&v->lock, SINGLE_DEPTH_NESTING);
 	xmit = vrx_xmit(port);
@@ -1050,10 +1062,7 @@ static void vmlx_rx_timeout_probe_test(struct kunit *test)
 	}
 	mutex_unlock(&p->lock);
 
-	for (i = 0; i < VRX_REWIND_SENDS; i++) {
-		vrx_expect_wc(test, ctx->scq[0], 1 + i, IB_WC_SUCCESS);
-		vrx_expect_wc(test, ctx->rcq[1], 100 + i, IB_WC_SUCCESS);
-	}
+	vrx_sends_done(test);
 	KUNIT_EXPECT_EQ(test, vrx_xmit(port), xmit + 1);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(v->comp.probing));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(v->state), IB_QPS_RTS);
