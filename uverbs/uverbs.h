@@ -24,6 +24,8 @@
  *            tables, the call and its accessors
  *   event.c  the event files: the async one (GET_CONTEXT write command
  *            or ASYNC_EVENT/ALLOC method) and the completion channels
+ *   marshall.c QP attributes, address handles and path records in the
+ *            user structures, for rdma_ucm.ko (<rdma/ib_marshall.h>)
  *
  * Lifetime and locking, from the outside in:
  *
