@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM scenario: the RDMA CM (rdma_cm.ko) and its user access module
+# (rdma_ucm.ko) under librdmacm's own programs, unmodified, between the
+# network namespaces "a" (ib0 on vmlx0) and "b" (ib1 on vmlx1), on a
+# fabric opensm brings up.  Connections are made by IP address: IPoIB's
+# neighbours give the GIDs, the SA the paths, the IB CM the connections.
+#
+#  - /dev/infiniband/rdma_cm: mode 0666, ABI version 4.
+#  - rping over IPv4 (65535-byte messages, its largest) and IPv6 (4 KiB),
+#    500 iterations, payload verified (-V) by both ends; rdma res show
+#    cm_id lists the listener and both ends of the connection, in
+#    CONNECT, with their addresses and owner.
+#  - ucmatose with 10 connections; udaddy (UD, through SIDR);
+#    rdma_server/rdma_client.
+#  - A client to a port nobody listens on is REJECTED (reason 8, invalid
+#    service ID) at once, not left hanging.
+#  - Afterwards no cm_id is left; rmmod rdma_ucm and rdma_cm.
+#
+# Still missing (see Documentation/rdma_cm.rst): mckey, rsockets,
+# perftest -R, cmtime, the fuzzing of the command ABI.
+#
+# vm-run-options: --smp 2 --timeout 600
+set -u
+here=$(dirname "$0")
+. "$here/../vm/tap.sh"
+. "$here/../vm/vmlx.sh"
+. "$here/../vm/ipoib.sh"
+
+run=$(mktemp -d)
+cleanup() {
+	opensm_stop
+	ipoib_ns_cleanup
+	rm -rf "$run"
+}
+trap cleanup EXIT
+
+A=10.20.0.1
+B=10.20.0.2
+A6=fd20::1
+B6=fd20::2
+
+# cm_ids: the number of RDMA CM ids rdma res counts on both HCAs
+cm_ids() {
+	rdma res show 2>/dev/null |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "cm_id") n += $(i + 1) }
+		     END { print n + 0 }'
+}
+
+# serve NAME CMD...: CMD in b in the background, its output in $run/NAME
+serve() {
+	local name=$1
+
+	shift
+	ip netns exec b timeout 60 "$@" >"$run/$name" 2>&1 &
+	spid=$!
+	sleep 2
+}
+
+vmlx_start --params "num_hcas=2" ib_umad ib_uverbs
+tap_check "modprobe ib_ipoib" modprobe ib_ipoib
+tap_check "modprobe rdma_ucm" modprobe rdma_ucm
+tap_like "rdma_ucm needs rdma_cm" "$(modinfo -F depends rdma_ucm)" "rdma_cm"
+tap_is "/dev/infiniband/rdma_cm: mode 0666" \
+	"$(stat -c %a /dev/infiniband/rdma_cm 2>&1)" 666
+tap_is "rdma_cm: ABI version 4" \
+	"$(cat /sys/class/misc/rdma_cm/abi_version 2>&1)" 4
+
+ip netns add a
+ip netns add b
+ip link set ib0 netns a && ip link set ib1 netns b &&
+	na ip link set lo up && nb ip link set lo up &&
+	ip -n a link set ib0 up && ip -n a addr add $A/24 dev ib0 &&
+	ip -n a addr add $A6/64 dev ib0 nodad &&
+	ip -n b link set ib1 up && ip -n b addr add $B/24 dev ib1 &&
+	ip -n b addr add $B6/64 dev ib1 nodad
+tap_ok $? "ib0 in a ($A, $A6), ib1 in b ($B, $B6), up"
+opensm_start
+wait_carrier a ib0 120 && wait_carrier b ib1 60
+tap_ok $? "ib0 and ib1: carrier"
+[[ $TAP_FAILED -eq 0 ]] || tap_bail "no fabric: $(tail -n 20 "$OPENSM_LOG")"
+na ping -c 2 -W 5 $B >/dev/null 2>&1
+
+# --- rping ------------------------------------------------------------------
+for v in 4 6; do
+	if [[ $v == 4 ]]; then
+		dst=$B size=65535
+	else
+		dst=$B6 size=4096
+	fi
+	serve rping$v rping -s -a $dst -V -C 500 -S $size
+	(na timeout 60 rping -c -a $dst -V -C 500 -S $size \
+		>"$run/rpingc$v" 2>&1; echo $? >"$run/rpingc$v.rc") &
+	cpid=$!
+	if [[ $v == 4 ]]; then
+		sleep 3
+		ids=$(rdma res show cm_id 2>&1)
+		tap_diag "$ids"
+		tap_like "rdma res show cm_id: the listener" "$ids" \
+			"link vmlx1/1 .*state LISTEN ps TCP .*comm rping src-addr $B:7174"
+		tap_like "rdma res show cm_id: the client, connected" "$ids" \
+			"link vmlx0/1 .*qp-type RC state CONNECT ps TCP .*comm rping src-addr $A:[0-9]+ dst-addr $B:7174"
+		tap_like "rdma res show cm_id: the server's end" "$ids" \
+			"link vmlx1/1 .*qp-type RC state CONNECT ps TCP .*comm rping src-addr $B:7174 dst-addr $A:[0-9]+"
+	fi
+	wait $cpid
+	tap_is "rping -c IPv$v, $size B x 500, -V: exit 0" \
+		"$(cat "$run/rpingc$v.rc")" 0
+	wait $spid
+	tap_ok $? "rping -s IPv$v, -V: exit 0"
+	[[ $TAP_FAILED -eq 0 ]] ||
+		tap_diag "$(tail -n 5 "$run/rpingc$v")" "$(tail -n 5 "$run/rping$v")"
+done
+
+# --- ucmatose, udaddy, rdma_server/rdma_client -----------------------------------
+serve ucmatose ucmatose -c 10
+out=$(na timeout 60 ucmatose -s $B -c 10 2>&1)
+tap_ok $? "ucmatose -c 10: client exit 0"
+tap_like "ucmatose: client test complete" "$out" "test complete"
+wait $spid
+tap_ok $? "ucmatose -c 10: server exit 0"
+[[ $TAP_FAILED -eq 0 ]] || tap_diag "$out" "$(cat "$run/ucmatose")"
+
+serve udaddy udaddy
+out=$(na timeout 60 udaddy -s $B 2>&1)
+tap_ok $? "udaddy: client exit 0"
+tap_like "udaddy: data transfers complete" "$out" "data transfers complete"
+wait $spid
+tap_ok $? "udaddy: server exit 0"
+
+serve rdma_server rdma_server
+out=$(na timeout 60 rdma_client -s $B 2>&1)
+tap_ok $? "rdma_client: exit 0"
+tap_like "rdma_client: end 0" "$out" "rdma_client: end 0"
+wait $spid
+tap_ok $? "rdma_server: exit 0"
+
+# --- nobody listens ---------------------------------------------------------------
+start=$SECONDS
+out=$(na timeout 30 rping -c -a $B -p 7999 -C 1 2>&1)
+tap_like "rping to a port nobody listens on: REJECTED, reason 8" "$out" \
+	"RDMA_CM_EVENT_REJECTED, error 8"
+tap_ok "$( ((SECONDS - start < 10)); echo $?)" "... within 10 s"
+
+# --- nothing left -------------------------------------------------------------------
+tap_is "no cm_id left" "$(cm_ids)" 0
+tap_check "rmmod rdma_ucm" rmmod rdma_ucm
+tap_check "rmmod rdma_cm" rmmod rdma_cm
+tap_done
