@@ -166,7 +166,8 @@ static void addr_test_resolve_own(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.status, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&res.calls), 1);
 	KUNIT_EXPECT_EQ(test, src->sin_family, (sa_family_t)AF_INET);
-	KUNIT_EXPECT_EQ(test, src->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(src->sin_addr.s_addr),
+			(u32)INADDR_LOOPBACK);
 	KUNIT_EXPECT_EQ(test, dev_addr.bound_dev_if, lo->ifindex);
 	KUNIT_EXPECT_EQ(test, memcmp(dev_addr.src_dev_addr,
 				     dev_addr.dst_dev_addr, MAX_ADDR_LEN), 0);
