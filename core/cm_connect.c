@@ -388,7 +388,8 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	priv->tid = cm_form_tid(av.port);
 	priv->qp_type = param->qp_type;
 	priv->local_qpn = param->qp_num & 0xffffff;
-	priv->sq_psn = param->starting_psn & 0xffffff;
+	/* a REQ's StartingPSN is the first PSN its sender will receive */
+	priv->rq_psn = param->starting_psn & 0xffffff;
 	priv->pkey_index = av.pkey_index;
 	priv->path_mtu = path->mtu;
 	priv->local_ack_timeout = cm_ack_timeout(priv->cm_dev->ack_delay,
@@ -555,12 +556,11 @@ static void cm_req_fill(struct cm_work *work, struct cm_id_private *cm_id,
 	cm_id->path = *path;
 	cm_id->remote_ca_guid = req->local_ca_guid;
 	cm_id->remote_qpn = cm_get(req, CM_REQ_LOCAL_QPN);
-	cm_id->rq_psn = cm_get(req, CM_REQ_STARTING_PSN);
 	/*
-	 * Until ib_send_cm_rep() names ours, our QP may go to RTS with the
-	 * requester's PSN, as the RDMA CM does, which answers with it.
+	 * The requester receives from the REQ's StartingPSN on, so we send
+	 * from it; what we receive from, our REP says (ib_send_cm_rep()).
 	 */
-	cm_id->sq_psn = cm_id->rq_psn;
+	cm_id->sq_psn = cm_get(req, CM_REQ_STARTING_PSN);
 	cm_id->qp_type = cm_req_qp_type(req);
 	cm_id->pkey_index = pkey_index;
 	cm_id->path_mtu = path->mtu;
@@ -868,7 +868,8 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 	}
 	cm_remember(priv, &msg->mad, false);
 	priv->local_qpn = param->qp_num & 0xffffff;
-	priv->sq_psn = param->starting_psn & 0xffffff;
+	/* as in the REQ, the PSN the REP names is the one its sender expects */
+	priv->rq_psn = param->starting_psn & 0xffffff;
 	priv->responder_resources = param->responder_resources;
 	priv->initiator_depth = param->initiator_depth;
 	priv->srq = param->srq;
@@ -943,7 +944,7 @@ static enum cm_verdict cm_rep_locked(struct cm_id_private *cm_id,
 	cm_id->id.remote_id = rep->local_comm_id;
 	cm_id->remote_ca_guid = rep->local_ca_guid;
 	cm_id->remote_qpn = cm_get(rep, CM_REP_LOCAL_QPN);
-	cm_id->rq_psn = cm_get(rep, CM_REP_STARTING_PSN);
+	cm_id->sq_psn = cm_get(rep, CM_REP_STARTING_PSN);
 	/* what the responder issues, we accept, and the other way round */
 	cm_id->responder_resources = rep->initiator_depth;
 	cm_id->initiator_depth = rep->responder_resources;

@@ -601,8 +601,6 @@ cma_req_new_id(struct rdma_id_private *listener,
 	if (!ud) {
 		rdma_addr_set_dgid(&route->addr.dev_addr,
 				   &rp->primary_path->dgid);
-		/* both directions start at the requester's PSN */
-		conn->seq_num = rp->starting_psn;
 	}
 	conn->state = RDMA_CM_CONNECT;
 	conn->id.port_num = req->port;

@@ -784,28 +784,37 @@ static void cm_connect_disconnect(struct kunit *test)
 	attr.qp_state = IB_QPS_RTR;
 	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(p, &attr, &mask), 0);
 	KUNIT_EXPECT_EQ(test, attr.dest_qp_num, 0x11U);
-	KUNIT_EXPECT_EQ(test, attr.rq_psn, 0x1000U);
+	/* what we receive from, only our REP will say */
+	KUNIT_EXPECT_EQ(test, attr.rq_psn, 0U);
 	KUNIT_EXPECT_EQ(test, attr.path_mtu, IB_MTU_2048);
 	KUNIT_EXPECT_EQ(test, attr.ah_attr.dlid, (u32)KCM_LID);
 	KUNIT_EXPECT_EQ(test, attr.ah_attr.sl, 2);
 	/* the requester issues 3: we accept 3 */
 	KUNIT_EXPECT_EQ(test, attr.max_dest_rd_atomic, 3);
-	/* RTS before the REP: the requester's PSN until the REP names ours */
+	/*
+	 * As upstream's IB CM reads it: a REQ's StartingPSN is the first PSN
+	 * its sender receives, so it is the one we send from
+	 */
 	attr.qp_state = IB_QPS_RTS;
 	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(p, &attr, &mask), 0);
 	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0x1000U);
 
 	kcm_establish(test, a, p, 0x22);
 
+	/* our REP's StartingPSN is what we receive from */
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(p, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, attr.rq_psn, 0x2000U);
+
 	/* requester, RTR and RTS from the REP */
 	attr.qp_state = IB_QPS_RTR;
 	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(a, &attr, &mask), 0);
 	KUNIT_EXPECT_EQ(test, attr.dest_qp_num, 0x22U);
-	KUNIT_EXPECT_EQ(test, attr.rq_psn, 0x2000U);
+	KUNIT_EXPECT_EQ(test, attr.rq_psn, 0x1000U);
 	KUNIT_EXPECT_EQ(test, attr.max_dest_rd_atomic, 2);
 	attr.qp_state = IB_QPS_RTS;
 	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(a, &attr, &mask), 0);
-	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0x1000U);
+	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0x2000U);
 	KUNIT_EXPECT_EQ(test, attr.retry_cnt, 6);
 	/* what the REP asked of the requester's QP */
 	KUNIT_EXPECT_EQ(test, attr.rnr_retry, 4);
