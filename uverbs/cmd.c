@@ -770,6 +770,12 @@ static const struct uverbs_write_method uverbs_write_methods[] = {
 	[IB_USER_VERBS_CMD_POST_RECV] =
 		UVERBS_CMD(uverbs_cmd_post_recv, ib_uverbs_post_recv,
 			   ib_uverbs_post_recv_resp, false),
+	[IB_USER_VERBS_CMD_ATTACH_MCAST] =
+		UVERBS_CMD_NORESP(uverbs_cmd_attach_mcast,
+				  ib_uverbs_attach_mcast, false),
+	[IB_USER_VERBS_CMD_DETACH_MCAST] =
+		UVERBS_CMD_NORESP(uverbs_cmd_detach_mcast,
+				  ib_uverbs_detach_mcast, false),
 	[IB_USER_VERBS_CMD_POST_SRQ_RECV] =
 		UVERBS_CMD(uverbs_cmd_post_srq_recv, ib_uverbs_post_srq_recv,
 			   ib_uverbs_post_srq_recv_resp, false),

@@ -779,6 +779,58 @@ int uverbs_cmd_destroy_qp(struct uverbs_cmd_ctx *ctx)
 	return uverbs_response(ctx, &resp, sizeof(resp));
 }
 
+/*
+ * ATTACH_MCAST and DETACH_MCAST: the driver keeps the QP's attachments
+ * (attaching twice is not an error, detaching what is not attached is
+ * -EINVAL) and drops them when the QP is destroyed.
+ */
+static int uverbs_mcast(struct uverbs_cmd_ctx *ctx, bool attach)
+{
+	struct ib_uverbs_attach_mcast cmd;
+	struct ib_uobject *uobj;
+	union ib_gid gid;
+	int ret;
+
+	/* DETACH_MCAST's request has the same layout */
+	BUILD_BUG_ON(sizeof(struct ib_uverbs_detach_mcast) != sizeof(cmd));
+	ret = uverbs_request(ctx, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	uobj = uobj_get_read(&uverbs_type_qp, ctx->ufile, cmd.qp_handle);
+	if (IS_ERR(uobj))
+		return -EINVAL;
+	memcpy(gid.raw, cmd.gid, sizeof(gid.raw));
+	if (attach)
+		ret = ib_attach_mcast(uobj->object, &gid, cmd.mlid);
+	else
+		ret = ib_detach_mcast(uobj->object, &gid, cmd.mlid);
+	uobj_put_read(uobj);
+	return ret;
+}
+
+/**
+ * uverbs_cmd_attach_mcast - ATTACH_MCAST: a UD QP joins a multicast group
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno (-EINVAL for a QP that is not UD or a GID
+ * or LID that is not multicast).
+ */
+int uverbs_cmd_attach_mcast(struct uverbs_cmd_ctx *ctx)
+{
+	return uverbs_mcast(ctx, true);
+}
+
+/**
+ * uverbs_cmd_detach_mcast - DETACH_MCAST
+ * @ctx: the command
+ *
+ * Return: 0 or a negative errno.
+ */
+int uverbs_cmd_detach_mcast(struct uverbs_cmd_ctx *ctx)
+{
+	return uverbs_mcast(ctx, false);
+}
+
 /* QP and SRQ: attribute 0 the handle, 1 the events reported. */
 static int uverbs_ioctl_uevent_destroy(struct uverbs_ioctl_call *call,
 				       const struct uverbs_obj_type *type)

@@ -299,6 +299,8 @@ int uverbs_cmd_modify_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_ex_modify_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_query_qp(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_destroy_qp(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_attach_mcast(struct uverbs_cmd_ctx *ctx);
+int uverbs_cmd_detach_mcast(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_post_send(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_post_recv(struct uverbs_cmd_ctx *ctx);
 int uverbs_cmd_post_srq_recv(struct uverbs_cmd_ctx *ctx);
