@@ -12,7 +12,7 @@ pkgs="
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
 	opensm infiniband-diags srptools targetcli-fb fio iperf3
 	python3-pyverbs iproute2 iputils-ping
-	iputils-arping ethtool socat netcat-openbsd tshark
+	iputils-arping ethtool socat netcat-openbsd netcat-traditional tshark
 "
 
 missing=

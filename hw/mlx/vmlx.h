@@ -828,6 +828,19 @@ struct vmlx_sq {
 	u32			max_inline;
 };
 
+/*
+ * The address of a UD send WQE, resolved from its AH when the WQE is
+ * fetched (a process may destroy the AH as soon as it has posted), kept
+ * in the room of ud.av of the private shadow copy.
+ */
+static inline struct vmlx_av *vmlx_wqe_av(struct rxe_send_wqe *wqe)
+{
+	BUILD_BUG_ON(sizeof(struct vmlx_av) > sizeof(wqe->wr.wr.ud.av));
+	BUILD_BUG_ON(offsetof(struct rxe_send_wqe, wr.wr.ud.av) %
+		     __alignof__(struct vmlx_av));
+	return (struct vmlx_av *)&wqe->wr.wr.ud.av;
+}
+
 static inline struct rxe_send_wqe *vmlx_sq_wqe(const struct vmlx_sq *sq,
 					       u32 index)
 {
@@ -1073,6 +1086,7 @@ enum ib_wc_status vmlx_user_wqe_check(enum ib_qp_type type,
 
 /* vmlx_req.c: returns true if it did anything */
 bool vmlx_req_run(struct vmlx_qp *qp);
+void vmlx_req_send_posted(struct vmlx_qp *qp);
 void vmlx_req_rewind(struct vmlx_qp *qp, u32 psn);
 void vmlx_req_catch_up(struct vmlx_qp *qp);
 

@@ -355,7 +355,10 @@ EXPORT_SYMBOL_IF_KUNIT(vmlx_user_wqe_check);
 
 /**
  * vmlx_sq_fetch() - copy the next posted send WQE to the shadow queue
- * @qp: the QP
+ * @qp: the QP; qp->lock held
+ *
+ * A user WQE is checked there, and a UD WQE's AH resolved into its
+ * address (vmlx_wqe_av()); a WQE that fails either completes in error.
  *
  * Return: true if there was one.
  */
@@ -380,13 +383,18 @@ bool vmlx_sq_fetch(struct vmlx_qp *qp)
 	wqe->state = VMLX_WQE_POSTED;
 	wqe->status = IB_WC_SUCCESS;
 	wqe->has_rd_atomic = 0;
-	if (vmlx_queue_is_user(&sq->q)) {
-		/* a bad WQE completes in error, and the QP with it */
+	status = IB_WC_SUCCESS;
+	/* a bad WQE completes in error, and the QP with it */
+	if (vmlx_queue_is_user(&sq->q))
 		status = vmlx_user_wqe_check(qp->ibqp.qp_type, sq, wqe);
-		if (status != IB_WC_SUCCESS) {
-			wqe->status = status;
-			wqe->state = VMLX_WQE_DONE;
-		}
+	if (status == IB_WC_SUCCESS && vmlx_qp_is_ud(qp) &&
+	    qp->state != IB_QPS_ERR &&
+	    !vmlx_ah_lookup(qp->vdev, wqe->wr.wr.ud.ah_num, qp->ibqp.pd,
+			    vmlx_wqe_av(wqe)))
+		status = IB_WC_LOC_PROT_ERR;
+	if (status != IB_WC_SUCCESS) {
+		wqe->status = status;
+		wqe->state = VMLX_WQE_DONE;
 	}
 	qp->req.fetched = (qp->req.fetched + 1) & sq->q.mask;
 	return true;
@@ -808,6 +816,7 @@ int vmlx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct vmlx_qp *qp = to_vqp(ibqp);
 
 	mutex_lock(&qp->lock);
+	vmlx_req_send_posted(qp);
 	WRITE_ONCE(qp->dying, true);
 	mutex_unlock(&qp->lock);
 
@@ -1292,6 +1301,14 @@ int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
+		/*
+		 * The HCA reads what was posted at the doorbell: a process
+		 * may free the AHs and the ring's WQEs right after it
+		 */
+		mutex_lock(&qp->lock);
+		while (!qp->dying && vmlx_sq_fetch(qp))
+			;
+		mutex_unlock(&qp->lock);
 		vmlx_qp_kick(qp);
 		return 0;
 	}

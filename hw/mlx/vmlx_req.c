@@ -142,7 +142,7 @@ static u8 vmlx_req_opcode(struct vmlx_qp *qp, const struct rxe_send_wqe *wqe,
 }
 
 /* Where a WQE's packets go: the QP's path, or the AH of a UD WQE. */
-static int vmlx_req_dest(struct vmlx_qp *qp, const struct rxe_send_wqe *wqe,
+static int vmlx_req_dest(struct vmlx_qp *qp, struct rxe_send_wqe *wqe,
 			 struct vmlx_av *av, u32 *dqpn)
 {
 	if (!vmlx_qp_is_ud(qp)) {
@@ -150,8 +150,8 @@ static int vmlx_req_dest(struct vmlx_qp *qp, const struct rxe_send_wqe *wqe,
 		*dqpn = qp->attr.dest_qp_num;
 		return 0;
 	}
-	if (!vmlx_ah_lookup(qp->vdev, wqe->wr.wr.ud.ah_num, qp->ibqp.pd, av))
-		return -EINVAL;
+	/* resolved when the WQE was fetched */
+	*av = *vmlx_wqe_av(wqe);
 	/* a UD QP sends through its own port, whatever the AH says */
 	av->port_num = qp->attr.port_num;
 	*dqpn = wqe->wr.wr.ud.remote_qpn & VMLX_QPN_MASK;
@@ -453,6 +453,27 @@ bool vmlx_req_run(struct vmlx_qp *qp)
 	if (!budget)
 		vmlx_qp_kick(qp);
 	return progress;
+}
+
+/**
+ * vmlx_req_send_posted() - send a UD QP's posted datagrams before it goes
+ * @qp: the QP, about to be destroyed; qp->lock held
+ *
+ * As from an HCA that has fetched them already: a process may post its
+ * last sends and destroy the QP at once, before the work item has run
+ * (librdmacm's mckey does).  At most one send queue's worth, whatever a
+ * thread of the process still writes into a user ring meanwhile.
+ */
+void vmlx_req_send_posted(struct vmlx_qp *qp)
+{
+	unsigned int rounds = qp->sq.q.mask / VMLX_REQ_BUDGET + 1;
+
+	lockdep_assert_held(&qp->lock);
+	if (!vmlx_qp_is_ud(qp) ||
+	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD))
+		return;
+	while (rounds-- && vmlx_req_run(qp))
+		;
 }
 
 /**

@@ -103,23 +103,7 @@ for line in sys.stdin:
         print(int(m.group(2), 16))
         break' "$1")
 	[[ -n $mlid ]] || return 1
-	ibroute -M "$swlid" 2>/dev/null | python3 -c '
-import sys
-mlid, port = int(sys.argv[1]), sys.argv[2]
-col = None
-for line in sys.stdin:
-    if "Ports:" in line:
-        head = line.split("Ports:")
-        at = len(head[0]) + len("Ports:")
-        for tok in head[1].split():
-            at = line.index(tok, at)
-            if tok == port:
-                col = at
-            at += len(tok)
-    elif col is not None and line.startswith("0x"):
-        if int(line.split()[0], 16) == mlid:
-            sys.exit(0 if line[col:col + 1] == "x" else 1)
-sys.exit(1)' "$mlid" "$2"
+	mft_has "$swlid" "$mlid" "$2"
 }
 
 vmlx_start --params "num_hcas=3" ib_umad ib_uverbs
@@ -373,9 +357,8 @@ tap_ok $? "saquery -m: ib1's port is a member of $MGID"
 # reach the switch before its MFT has the receiver's port: on any IB
 # fabric, IP multicast to a new group may lose its first datagrams.
 # The five counted ones are sent once the switch forwards the group.
-swlid=$(smpquery -D portinfo 0,1 0 2>/dev/null | sed -n 's/^Lid:\.*//p')
-rport=$(smpquery -C vmlx1 -D nodeinfo 0,1 2>/dev/null |
-	sed -n 's/^LocalPort:\.*//p')
+swlid=$(switch_lid)
+rport=$(switch_port vmlx1)
 echo "first" | na socat -u - "UDP4-SENDTO:$MC:5400"
 for _ in $(seq 30); do
 	mc_forwarded "$MGID" "$rport" && break

@@ -95,6 +95,39 @@ ports_active() {
 	return 1
 }
 
+# switch_lid: the LID of the emulated switch (the first hop of vmlx0)
+switch_lid() {
+	smpquery -D portinfo 0,1 0 2>/dev/null | sed -n 's/^Lid:\.*//p'
+}
+
+# switch_port HCA: the switch port HCA's port 1 is cabled to
+switch_port() {
+	smpquery -C "$1" -D nodeinfo 0,1 2>/dev/null | sed -n 's/^LocalPort:\.*//p'
+}
+
+# mft_has SWLID MLID PORT: 0 if the switch of LID SWLID forwards the
+# multicast LID MLID (decimal or 0x...) out of its port PORT (ibroute
+# -M: an "x" under the port's number)
+mft_has() {
+	ibroute -M "$1" 2>/dev/null | python3 -c '
+import sys
+mlid, port = int(sys.argv[1], 0), sys.argv[2]
+col = None
+for line in sys.stdin:
+    if "Ports:" in line:
+        head = line.split("Ports:")
+        at = len(head[0]) + len("Ports:")
+        for tok in head[1].split():
+            at = line.index(tok, at)
+            if tok == port:
+                col = at
+            at += len(tok)
+    elif col is not None and line.startswith("0x"):
+        if int(line.split()[0], 16) == mlid:
+            sys.exit(0 if line[col:col + 1] == "x" else 1)
+sys.exit(1)' "$2" "$3"
+}
+
 OPENSM_PID=
 OPENSM_LOG=
 opensm_dir=
