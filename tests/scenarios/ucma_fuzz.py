@@ -333,6 +333,46 @@ def fixed(mem, local):
             e = x.errno
         case("%s: %s" % (what, errno_name(want)), e, want)
 
+    # -- DESTROY_ID while RESOLVE_IP waits for a neighbour that never
+    # answers: in a child, whose hang (uninterruptible) would not stop
+    # this checker
+    silent = local.rsplit(".", 1)[0] + ".250"
+
+    def resolve_destroy():
+        f = ucma.open_dev()
+        _, id_ = ucma.create_id(f, 10)
+        e = ucma.resolve_ip(f, id_, sin(silent, 7092), timeout_ms=5000)
+        e = e or ucma.destroy_id(f, id_)[0]
+        os._exit(1 if e else 0)
+    report(returns_within(10, resolve_destroy) == 0,
+           "DESTROY_ID while RESOLVE_IP to %s waits for its neighbour: "
+           "done at once" % silent)
+
+    # -- LISTEN after an ADDR_ERROR: 127.0.0.1 is lo's, which has no RDMA
+    # port; the id listens on the wildcard it was bound to, and goes
+    def loopback_listen_destroy():
+        f = ucma.open_dev()
+        _, id_ = ucma.create_id(f, 11)
+        if ucma.resolve_ip(f, id_, sin("127.0.0.1", 7093), timeout_ms=1000):
+            os._exit(2)
+        e, ev = ucma.get_event(f, 10)
+        if not ev or ev.event != ucma.ADDR_ERROR or \
+                ev.status != -errno.ENODEV:
+            os._exit(3)
+        e, raw = ucma.query(f, id_)
+        if e or raw[20:24] != bytes(4):
+            os._exit(4)
+        if ucma.listen(f, id_, 1):
+            os._exit(5)
+        os._exit(6 if ucma.destroy_id(f, id_)[0] else 0)
+    r = returns_within(10, loopback_listen_destroy)
+    report(r == 0, "RESOLVE_IP 127.0.0.1: ADDR_ERROR ENODEV; the id keeps "
+           "its wildcard address, LISTENs, and DESTROY_ID is done at once",
+           {2: "RESOLVE_IP failed", 3: "no ADDR_ERROR with -ENODEV",
+            4: "QUERY: not the wildcard address any more",
+            5: "LISTEN failed", 6: "DESTROY_ID failed",
+            None: "no answer within 10 s"}.get(r, r))
+
     # -- an id after a BIND_IP that found its port taken (undone)
     _, first = ucma.create_id(fd, 7)
     _, again = ucma.create_id(fd, 8)
@@ -352,29 +392,15 @@ def fixed(mem, local):
          ucma.bind_ip(fd, third, sin(local, 7090)), errno.EADDRINUSE)
     case("... then LISTEN (on the wildcard, every device)",
          ucma.listen(fd, third, 1), 0)
-
-    # -- DESTROY_ID while RESOLVE_IP waits for a neighbour that never
-    # answers: in a child, whose hang (uninterruptible) would not stop
-    # this checker
-    silent = local.rsplit(".", 1)[0] + ".250"
-
-    def resolve_destroy():
-        f = ucma.open_dev()
-        _, id_ = ucma.create_id(f, 10)
-        e = ucma.resolve_ip(f, id_, sin(silent, 7092), timeout_ms=5000)
-        e = e or ucma.destroy_id(f, id_)[0]
-        os._exit(1 if e else 0)
-    report(returns_within(10, resolve_destroy),
-           "DESTROY_ID while RESOLVE_IP to %s waits for its neighbour: "
-           "done at once" % silent)
     os.close(fd)
     os.close(other)
 
 
 def returns_within(secs, fn):
-    """Whether @fn, run in a child process, exits 0 within @secs.  A
-    child stuck in the kernel stays behind, without this checker's
-    output."""
+    """The exit status of @fn run in a child process, or None if it did
+    not end within @secs: a child stuck in the kernel stays behind,
+    without this checker's output.  (A child has credentials of its own:
+    it opens its own files.)"""
     pid = os.fork()
     if pid == 0:
         null = os.open("/dev/null", os.O_WRONLY)
@@ -388,9 +414,9 @@ def returns_within(secs, fn):
     while time.monotonic() < deadline:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
-            return os.waitstatus_to_exitcode(status) == 0
+            return os.waitstatus_to_exitcode(status)
         time.sleep(0.05)
-    return False
+    return None
 
 
 def id_commands(id_, resp, fd):
@@ -644,6 +670,10 @@ class Fuzzer:
         return self.rng.choice([0, 1, 100, 2000, 0xffffffff])
 
     def epoch_start(self):
+        """Two files; ids in several states for the random commands: one
+        bound to vmlx0 by AF_IB, a listener on LOCAL_IP:7100, a UD id
+        resolving PEER_IP, an idle UD one, and one with a route to the
+        listener (so that a random CONNECT can reach it)."""
         self.fd = ucma.open_dev(nonblock=True)
         self.other = ucma.open_dev(nonblock=True)
         _, self.theirs = ucma.create_id(self.other, 1)
@@ -651,15 +681,22 @@ class Fuzzer:
         ucma.destroy_id(self.fd, self.gone)
         self.ids = []
         self.groups = []
-        for ps in (PS_TCP, PS_TCP, PS_UDP, PS_IB):
+        for ps in (PS_TCP, PS_TCP, PS_UDP, PS_IB, PS_TCP):
             e, id_ = ucma.create_id(self.fd, 0x100 + len(self.ids), ps=ps,
                                     qp_type=4)
             if not e:
                 self.ids.append(id_)
-        ucma.bind(self.fd, self.ids[0], sib(self.gid, ucma.RDMA_IB_IP_PS_TCP,
-                                            ucma.RDMA_IB_IP_PS_MASK))
-        ucma.bind_ip(self.fd, self.ids[1], sin(self.local))
-        ucma.resolve_ip(self.fd, self.ids[2], sin(self.peer, 7100))
+        bound, lis, ud, _, routed = self.ids
+        ucma.bind(self.fd, bound, sib(self.gid, ucma.RDMA_IB_IP_PS_TCP,
+                                      ucma.RDMA_IB_IP_PS_MASK))
+        ucma.bind_ip(self.fd, lis, sin(self.local, 7100))
+        ucma.listen(self.fd, lis, 8)
+        ucma.resolve_ip(self.fd, ud, sin(self.peer, 7100))
+        evs = ucma.Events(self.fd)
+        if not ucma.resolve_ip(self.fd, routed, sin(self.local, 7100)) and \
+                evs.wait(routed, ucma.ADDR_RESOLVED, 5):
+            ucma.resolve_route(self.fd, routed)
+            evs.wait(routed, ucma.ROUTE_RESOLVED, 5)
 
     def epoch_end(self):
         os.close(self.fd)
