@@ -9,7 +9,9 @@
 # response), unknown and foreign ids, bad address sizes and families,
 # bad response pointers (NULL, unmapped, read-only, kernel, straddling
 # an unmapped page), bad option levels, names, lengths and values, and
-# the system calls the device does not have.  Then random commands built
+# the system calls the device does not have; and the sequences of
+# commands that random ones found to hang or crash the RDMA CM (those
+# that may hang in a child process).  Then random commands built
 # from valid ones (fields from pools of good and bad values, byte flips,
 # random "in", "out" and write lengths), each of which must answer
 # success or an errno of its command's documented set and write nothing
@@ -52,8 +54,6 @@ KERNEL_ADDR = 0xffffffff81000000
 NONCANONICAL = 0x8000000000000000
 KMALLOC_MAX_SIZE = 1 << 22
 
-libc = ctypes.CDLL(None, use_errno=True)
-
 
 class Memory:
     """The memory the commands point at: a writable scratch area (r,
@@ -82,7 +82,7 @@ class Memory:
         return ctypes.string_at(self.r + offset, length)
 
 
-# --- the fixed list --------------------------------------------------------------
+# --- the fixed list ----------------------------------------------------------
 
 def fixed(mem, local):
     fd = ucma.open_dev(nonblock=True)
@@ -103,45 +103,42 @@ def fixed(mem, local):
         addr = mem.put(data, at_end)
         return raw_write(fd, addr, len(data) if length is None else length)
 
-    def case(what, got, want):
-        expect(what, got, want)
-
     # -- the write itself
     for n in (0, 1, 4, 7):
-        case("write of %d bytes: EINVAL" % n, w(0, b"", length=n),
-             errno.EINVAL)
-    case("header at address 0: EFAULT", raw_write(fd, 0, 8), errno.EFAULT)
-    case("header in an inaccessible page: EFAULT",
-         raw_write(fd, mem.end, 32), errno.EFAULT)
-    case("header in a kernel address: EFAULT",
-         raw_write(fd, KERNEL_ADDR, 32), errno.EFAULT)
+        expect("write of %d bytes: EINVAL" % n, w(0, b"", length=n),
+               errno.EINVAL)
+    expect("header at address 0: EFAULT", raw_write(fd, 0, 8), errno.EFAULT)
+    expect("header in an inaccessible page: EFAULT",
+           raw_write(fd, mem.end, 32), errno.EFAULT)
+    expect("header in a kernel address: EFAULT",
+           raw_write(fd, KERNEL_ADDR, 32), errno.EFAULT)
     data = hdr(CREATE_ID, 24, 4) + struct.pack("<QQHB5x", 1, resp, PS_TCP, 0)
     addr = mem.put(data[:6], at_end=True)
-    case("header running into an inaccessible page: EFAULT",
-         raw_write(fd, addr, 32), errno.EFAULT)
+    expect("header running into an inaccessible page: EFAULT",
+           raw_write(fd, addr, 32), errno.EFAULT)
     addr = mem.put(data[:20], at_end=True)
-    case("command running into an inaccessible page: EFAULT",
-         raw_write(fd, addr, 32), errno.EFAULT)
+    expect("command running into an inaccessible page: EFAULT",
+           raw_write(fd, addr, 32), errno.EFAULT)
     for c in (23, 24, 0xff, 0x7fffffff, 0x80000000, 0xffffffff):
-        case("cmd %#x: EINVAL" % c, w(c, bytes(24)), errno.EINVAL)
-    case("cmd 13 (GET_OPTION), in 0: ENOSYS", w(GET_OPTION, b""),
-         errno.ENOSYS)
-    case("cmd 13 (GET_OPTION), in 24: ENOSYS", w(GET_OPTION, bytes(24)),
-         errno.ENOSYS)
+        expect("cmd %#x: EINVAL" % c, w(c, bytes(24)), errno.EINVAL)
+    expect("cmd 13 (GET_OPTION), in 0: ENOSYS", w(GET_OPTION, b""),
+           errno.ENOSYS)
+    expect("cmd 13 (GET_OPTION), in 24: ENOSYS", w(GET_OPTION, bytes(24)),
+           errno.ENOSYS)
     body = struct.pack("<QQHB5x", 1, resp, PS_TCP, 0)
-    case("in one beyond the write: EINVAL",
-         w(CREATE_ID, body, 4, in_len=25), errno.EINVAL)
-    case("in 65535 with 24 bytes: EINVAL",
-         w(CREATE_ID, body, 4, in_len=0xffff), errno.EINVAL)
-    case("in 65535, all written (the command cut to its size)",
-         w(CREATE_ID, body + bytes(0xffff - 24), 4), 0)
+    expect("in one beyond the write: EINVAL",
+           w(CREATE_ID, body, 4, in_len=25), errno.EINVAL)
+    expect("in 65535 with 24 bytes: EINVAL",
+           w(CREATE_ID, body, 4, in_len=0xffff), errno.EINVAL)
+    expect("in 65535, all written (the command cut to its size)",
+           w(CREATE_ID, body + bytes(0xffff - 24), 4), 0)
     # a write much longer than the memory behind it: only the header and
     # "in" bytes are read, and the whole length is answered
     addr = mem.put(hdr(CREATE_ID, 24, 4) + body)
-    case("write of 1 MiB from 128 KiB of memory: only 8 + in bytes read",
-         raw_write(fd, addr, 1 << 20), 0)
-    case("in 0 (a CREATE_ID of zeros: port space 0): EINVAL",
-         w(CREATE_ID, body, 4, in_len=0, length=32), errno.EINVAL)
+    expect("write of 1 MiB from 128 KiB of memory: only 8 + in bytes read",
+           raw_write(fd, addr, 1 << 20), 0)
+    expect("in 0 (a CREATE_ID of zeros: port space 0): EINVAL",
+           w(CREATE_ID, body, 4, in_len=0, length=32), errno.EINVAL)
 
     # -- out too small, too large
     small = [(CREATE_ID, body, 3),
@@ -159,8 +156,8 @@ def fixed(mem, local):
              (QUERY, struct.pack("<QII", resp, mine, 2), 271),
              (QUERY, struct.pack("<QII", resp, mine, 1), 7)]
     for c, b, out in small:
-        case("%s with out %d: ENOSPC" % (ucma.CMD_NAMES[c], out),
-             w(c, b, out), errno.ENOSPC)
+        expect("%s with out %d: ENOSPC" % (ucma.CMD_NAMES[c], out),
+               w(c, b, out), errno.ENOSPC)
     for c, b, size in ((CREATE_ID, body, 4),
                        (QUERY, struct.pack("<QII", resp, mine, 0), 280),
                        (QUERY, struct.pack("<QII", resp, mine, 2), 280),
@@ -185,26 +182,26 @@ def fixed(mem, local):
             _, id_ = ucma.create_id(fd, 3)
             ucma.destroy_id(fd, id_)
         for c, b in id_commands(id_, resp, fd):
-            case("%s of %s: %s" % (ucma.CMD_NAMES[c], what,
-                                   errno_name(want)),
-                 w(c, b, RESP_MAX.get(c, 0)), want)
+            expect("%s of %s: %s" % (ucma.CMD_NAMES[c], what,
+                                     errno_name(want)),
+                   w(c, b, RESP_MAX.get(c, 0)), want)
     dn = os.open("/dev/null", os.O_RDWR)
     for f, what, want in ((0xffffffff, "fd -1", errno.ENOENT),
                           (dn, "/dev/null", errno.EINVAL),
                           (65535, "fd 65535", errno.ENOENT)):
-        case("MIGRATE_ID from %s: %s" % (what, errno_name(want)),
-             w(MIGRATE_ID, struct.pack("<QII", resp, mine, f), 4), want)
+        expect("MIGRATE_ID from %s: %s" % (what, errno_name(want)),
+               w(MIGRATE_ID, struct.pack("<QII", resp, mine, f), 4), want)
     os.close(dn)
 
     # -- addresses
     for fam in (0, 1, AF_IB, 0xffff):
-        case("BIND_IP family %d: EINVAL" % fam,
-             w(BIND_IP, struct.pack("<Q", 0) + ucma.in6(
-                 sin("0.0.0.0", 7002, family=fam)) +
-               struct.pack("<I", mine)), errno.EINVAL)
-    case("BIND_IP fe80::2 without a scope: EINVAL",
-         w(BIND_IP, struct.pack("<Q", 0) + ucma.in6(sin6("fe80::2", 7002)) +
-           struct.pack("<I", mine)), errno.EINVAL)
+        expect("BIND_IP family %d: EINVAL" % fam,
+               w(BIND_IP, struct.pack("<Q", 0) + ucma.in6(
+                   sin("0.0.0.0", 7002, family=fam)) +
+                 struct.pack("<I", mine)), errno.EINVAL)
+    expect("BIND_IP fe80::2 without a scope: EINVAL",
+           w(BIND_IP, struct.pack("<Q", 0) + ucma.in6(sin6("fe80::2", 7002)) +
+             struct.pack("<I", mine)), errno.EINVAL)
     for sa, size, what in ((sin("0.0.0.0"), 0, "AF_INET, size 0"),
                            (sin("0.0.0.0"), 15, "AF_INET, size 15"),
                            (sin("0.0.0.0"), 28, "AF_INET, size 28"),
@@ -213,42 +210,42 @@ def fixed(mem, local):
                            (sib(), 0xffff, "AF_IB, size 65535"),
                            (bytes(16), 16, "family 0, size 16"),
                            (bytes(16), 0, "family 0, size 0")):
-        case("BIND %s: EINVAL" % what,
-             w(BIND, struct.pack("<IHH", mine, size, 0) + ucma.kss(sa)),
-             errno.EINVAL)
-    case("BIND with reserved 0xffff: EINVAL",
-         w(BIND, struct.pack("<IHH", mine, 16, 0xffff) +
-           ucma.kss(sin("0.0.0.0"))), errno.EINVAL)
+        expect("BIND %s: EINVAL" % what,
+               w(BIND, struct.pack("<IHH", mine, size, 0) + ucma.kss(sa)),
+               errno.EINVAL)
+    expect("BIND with reserved 0xffff: EINVAL",
+           w(BIND, struct.pack("<IHH", mine, 16, 0xffff) +
+             ucma.kss(sin("0.0.0.0"))), errno.EINVAL)
     dst = sin("10.99.99.99", 7003)
     for src, d, what in ((b"", bytes(16), "no destination (family 0)"),
                          (sin("0.0.0.0", family=1), dst, "source AF_UNIX"),
                          (b"", sib(), "destination AF_IB"),
                          (b"", sin("1.2.3.4", family=0xffff),
                           "destination family 0xffff")):
-        case("RESOLVE_IP, %s: EINVAL" % what,
-             w(RESOLVE_IP, ucma.in6(src) + ucma.in6(d) +
-               struct.pack("<II", mine, 100)), errno.EINVAL)
+        expect("RESOLVE_IP, %s: EINVAL" % what,
+               w(RESOLVE_IP, ucma.in6(src) + ucma.in6(d) +
+                 struct.pack("<II", mine, 100)), errno.EINVAL)
     for ss, ds, res, what in ((0, 0, 0, "dst_size 0"),
                               (0, 28, 0, "dst_size 28 for AF_INET"),
                               (28, 16, 0, "src_size 28 for AF_INET"),
                               (0, 16, 1, "reserved 1")):
-        case("RESOLVE_ADDR, %s: EINVAL" % what,
-             w(RESOLVE_ADDR, struct.pack("<IIHHI", mine, 100, ss, ds, res) +
-               ucma.kss(sin("10.98.0.1")) + ucma.kss(dst)), errno.EINVAL)
+        expect("RESOLVE_ADDR, %s: EINVAL" % what,
+               w(RESOLVE_ADDR, struct.pack("<IIHHI", mine, 100, ss, ds, res) +
+                 ucma.kss(sin("10.98.0.1")) + ucma.kss(dst)), errno.EINVAL)
     for size, flags, sa, what in ((0, 0, bytes(16), "family 0"),
                                   (16, 0, sin6("ff02::1"),
                                    "AF_INET6, size 16"),
                                   (16, 2, sin("239.1.1.1"), "join_flags 2"),
                                   (16, 0xffff, sin("239.1.1.1"),
                                    "join_flags 65535")):
-        case("JOIN_MCAST, %s: EINVAL" % what,
-             w(JOIN_MCAST, struct.pack("<QQIHH", resp, 1, bound, size,
-                                       flags) + ucma.kss(sa), 4),
-             errno.EINVAL)
-    case("JOIN_IP_MCAST, family 1: EINVAL",
-         w(JOIN_IP_MCAST, struct.pack("<QQ", resp, 1) +
-           ucma.in6(sin("239.1.1.1", family=1)) +
-           struct.pack("<I", bound), 4), errno.EINVAL)
+        expect("JOIN_MCAST, %s: EINVAL" % what,
+               w(JOIN_MCAST, struct.pack("<QQIHH", resp, 1, bound, size,
+                                         flags) + ucma.kss(sa), 4),
+               errno.EINVAL)
+    expect("JOIN_IP_MCAST, family 1: EINVAL",
+           w(JOIN_IP_MCAST, struct.pack("<QQ", resp, 1) +
+             ucma.in6(sin("239.1.1.1", family=1)) +
+             struct.pack("<I", bound), 4), errno.EINVAL)
 
     # -- response pointers
     for ptr, what in ((0, "NULL"), (mem.end, "an inaccessible page"),
@@ -265,19 +262,19 @@ def fixed(mem, local):
                            208),
                           (INIT_QP_ATTR, struct.pack("<QII", ptr, bound, 1),
                            144)):
-            case("%s, response to %s: EFAULT" % (ucma.CMD_NAMES[c], what),
-                 w(c, b, out), errno.EFAULT)
+            expect("%s, response to %s: EFAULT" % (ucma.CMD_NAMES[c], what),
+                   w(c, b, out), errno.EFAULT)
         # the id goes, and so does the answer
         _, victim = ucma.create_id(fd, 5)
-        case("DESTROY_ID, response to %s: EFAULT" % what,
-             w(DESTROY_ID, struct.pack("<QII", ptr, victim, 0), 4),
-             errno.EFAULT)
+        expect("DESTROY_ID, response to %s: EFAULT" % what,
+               w(DESTROY_ID, struct.pack("<QII", ptr, victim, 0), 4),
+               errno.EFAULT)
         e, _ = ucma.query(fd, victim)
         expect("... and the id is destroyed", e, errno.ENOENT)
         _, mover = ucma.create_id(other, 6)
-        case("MIGRATE_ID, response to %s: EFAULT" % what,
-             w(MIGRATE_ID, struct.pack("<QII", ptr, mover, other), 4),
-             errno.EFAULT)
+        expect("MIGRATE_ID, response to %s: EFAULT" % what,
+               w(MIGRATE_ID, struct.pack("<QII", ptr, mover, other), 4),
+               errno.EFAULT)
         e, _ = ucma.query(fd, mover)
         expect("... and the id has moved", e, 0)
 
@@ -288,35 +285,35 @@ def fixed(mem, local):
                               (1, 0, "IB, name 0"), (1, 2, "IB, name 2"),
                               (2, 0, "level 2"),
                               (0xffffffff, 0, "level 0xffffffff")):
-        case("SET_OPTION %s: ENOSYS" % what, so(fd, mine, level, name,
-                                                bytes(4)), errno.ENOSYS)
+        expect("SET_OPTION %s: ENOSYS" % what, so(fd, mine, level, name,
+                                                  bytes(4)), errno.ENOSYS)
     for name, n, what in ((0, 0, "TOS, 0 bytes"), (0, 4, "TOS, 4 bytes"),
                           (1, 2, "REUSEADDR, 2 bytes"),
                           (2, 0, "AFONLY, 0 bytes"),
                           (3, 8, "ACK_TIMEOUT, 8 bytes")):
-        case("SET_OPTION %s: EINVAL" % what,
-             so(fd, mine, 0, name, bytes(n)), errno.EINVAL)
+        expect("SET_OPTION %s: EINVAL" % what,
+               so(fd, mine, 0, name, bytes(n)), errno.EINVAL)
     for addr, n, what in ((0, 4, "from NULL"),
                           (mem.end, 4, "from an inaccessible page"),
                           (mem.end - 2, 4,
                            "running into an inaccessible page"),
                           (KERNEL_ADDR, 4, "from a kernel address"),
                           (mem.r, 1 << 20, "of 1 MiB from 128 KiB")):
-        case("SET_OPTION TOS %s: EFAULT" % what,
-             so(fd, mine, 0, 0, addr=addr, length=n), errno.EFAULT)
+        expect("SET_OPTION TOS %s: EFAULT" % what,
+               so(fd, mine, 0, 0, addr=addr, length=n), errno.EFAULT)
     for n in (KMALLOC_MAX_SIZE + 1, 0xffffffff):
-        case("SET_OPTION, optlen %#x: EINVAL" % n,
-             so(fd, mine, 0, 0, addr=mem.r, length=n), errno.EINVAL)
+        expect("SET_OPTION, optlen %#x: EINVAL" % n,
+               so(fd, mine, 0, 0, addr=mem.r, length=n), errno.EINVAL)
     path = bytearray(72 * 3)
-    case("SET_OPTION IB_PATH, 3 records, none primary: EINVAL",
-         so(fd, bound, 1, 1, bytes(path)), errno.EINVAL)
-    case("SET_OPTION IB_PATH, 0 bytes: EINVAL",
-         so(fd, bound, 1, 1, b""), errno.EINVAL)
+    expect("SET_OPTION IB_PATH, 3 records, none primary: EINVAL",
+           so(fd, bound, 1, 1, bytes(path)), errno.EINVAL)
+    expect("SET_OPTION IB_PATH, 0 bytes: EINVAL",
+           so(fd, bound, 1, 1, b""), errno.EINVAL)
     path[72:76] = struct.pack("<I", 0x2b)
-    case("SET_OPTION IB_PATH, 145 bytes: EINVAL",
-         so(fd, bound, 1, 1, bytes(path[:145])), errno.EINVAL)
-    case("SET_OPTION IB_PATH, a primary path, not resolving: EINVAL",
-         so(fd, bound, 1, 1, bytes(path)), errno.EINVAL)
+    expect("SET_OPTION IB_PATH, 145 bytes: EINVAL",
+           so(fd, bound, 1, 1, bytes(path[:145])), errno.EINVAL)
+    expect("SET_OPTION IB_PATH, a primary path, not resolving: EINVAL",
+           so(fd, bound, 1, 1, bytes(path)), errno.EINVAL)
 
     # -- what the device does not do
     for what, call, want in (
@@ -331,7 +328,7 @@ def fixed(mem, local):
             e = 0
         except OSError as x:
             e = x.errno
-        case("%s: %s" % (what, errno_name(want)), e, want)
+        expect("%s: %s" % (what, errno_name(want)), e, want)
 
     # -- DESTROY_ID while RESOLVE_IP waits for a neighbour that never
     # answers: in a child, whose hang (uninterruptible) would not stop
@@ -378,20 +375,20 @@ def fixed(mem, local):
     _, again = ucma.create_id(fd, 8)
     expect("BIND_IP %s:7090" % local,
            ucma.bind_ip(fd, first, sin(local, 7090)), 0)
-    case("BIND_IP of another id there: EADDRINUSE",
-         ucma.bind_ip(fd, again, sin(local, 7090)), errno.EADDRINUSE)
-    case("... then BIND_IP %s:7091" % local,
-         ucma.bind_ip(fd, again, sin(local, 7091)), 0)
+    expect("BIND_IP of another id there: EADDRINUSE",
+           ucma.bind_ip(fd, again, sin(local, 7090)), errno.EADDRINUSE)
+    expect("... then BIND_IP %s:7091" % local,
+           ucma.bind_ip(fd, again, sin(local, 7091)), 0)
     listed = [ln for ln in ucma.cm_ids().splitlines()
               if "pid %d " % os.getpid() in ln]
     report(len(listed) == 2 and "%s:7091" % local in "".join(listed),
            "rdma res show cm_id: both, with this process's pid",
            "\n".join(listed))
     _, third = ucma.create_id(fd, 9)
-    case("BIND_IP of a third id to %s:7090: EADDRINUSE" % local,
-         ucma.bind_ip(fd, third, sin(local, 7090)), errno.EADDRINUSE)
-    case("... then LISTEN (on the wildcard, every device)",
-         ucma.listen(fd, third, 1), 0)
+    expect("BIND_IP of a third id to %s:7090: EADDRINUSE" % local,
+           ucma.bind_ip(fd, third, sin(local, 7090)), errno.EADDRINUSE)
+    expect("... then LISTEN (on the wildcard, every device)",
+           ucma.listen(fd, third, 1), 0)
     os.close(fd)
     os.close(other)
 
@@ -451,7 +448,7 @@ def id_commands(id_, resp, fd):
             (QUERY, struct.pack("<QII", resp, id_, 0))]
 
 
-# --- the random run ------------------------------------------------------------
+# --- the random run ----------------------------------------------------------
 
 # What each command may answer besides success.  Errnos of the framing and
 # the lookups go to every command; the rest are the RDMA CM's own.
@@ -677,6 +674,7 @@ class Fuzzer:
         self.fd = ucma.open_dev(nonblock=True)
         self.other = ucma.open_dev(nonblock=True)
         _, self.theirs = ucma.create_id(self.other, 1)
+        # a number just freed (until a CREATE_ID takes it again)
         _, self.gone = ucma.create_id(self.fd, 1)
         ucma.destroy_id(self.fd, self.gone)
         self.ids = []
