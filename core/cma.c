@@ -34,6 +34,7 @@
 #include <net/ip.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <net/sock.h>
 #include <rdma/ib.h>
 
 #include "cma_priv.h"
@@ -394,7 +395,8 @@ static void cma_release_dev(struct rdma_id_private *id_priv)
 	mutex_lock(&cma_lock);
 	if (id_priv->cma_dev) {
 		list_del_init(&id_priv->device_item);
-		rdma_restrack_del(id_priv->cma_dev->device, &id_priv->res);
+		/* its owner stays: the id may be bound again */
+		rdma_restrack_untrack(id_priv->cma_dev->device, &id_priv->res);
 		cma_dev_put(id_priv->cma_dev);
 		id_priv->cma_dev = NULL;
 	}
@@ -844,6 +846,9 @@ static int cma_get_port(struct rdma_id_private *id_priv)
 	if (!xa)
 		return -EPROTONOSUPPORT;
 	port = ntohs(cma_port(cma_src_addr(id_priv)));
+	/* as bind(2): the ports below 1024 are the administrator's */
+	if (port && port < PROT_SOCK && !capable(CAP_NET_BIND_SERVICE))
+		return -EACCES;
 	mutex_lock(&cma_lock);
 	if (port)
 		ret = cma_bind_port(xa, id_priv, ps, port);
@@ -923,8 +928,9 @@ static int cma_bind_dev(struct rdma_id_private *id_priv)
  * Return: 0; -EAFNOSUPPORT for another family, -EINVAL if the id is not
  * idle or a link-local IPv6 address has no scope, -EADDRNOTAVAIL if no
  * interface holds the address, -ENODEV if no RDMA port is behind it,
- * -EADDRINUSE if the port is taken, -EPROTONOSUPPORT for an AF_IB
- * service ID outside the id's port space.
+ * -EADDRINUSE if the port is taken, -EACCES for a port below 1024
+ * without CAP_NET_BIND_SERVICE, -EPROTONOSUPPORT for an AF_IB service ID
+ * outside the id's port space.
  */
 int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
@@ -991,6 +997,7 @@ static void cma_addr_handler(int status, struct sockaddr *src_addr,
 {
 	struct rdma_id_private *id_priv = context;
 	struct rdma_cm_event event = {};
+	struct sockaddr_storage old;
 
 	mutex_lock(&id_priv->handler_mutex);
 	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_QUERY,
@@ -998,12 +1005,16 @@ static void cma_addr_handler(int status, struct sockaddr *src_addr,
 		goto out;
 
 	if (!status) {
+		memcpy(&old, cma_src_addr(id_priv), sizeof(old));
 		/* the route's source, with the id's port */
 		cma_set_port(src_addr, ntohs(cma_port(cma_src_addr(id_priv))));
 		memcpy(cma_src_addr(id_priv), src_addr,
 		       rdma_addr_size(src_addr));
 		if (!id_priv->cma_dev)
 			status = cma_acquire_dev_by_src_ip(id_priv);
+		/* no device for it: the id keeps the source it had */
+		if (status)
+			memcpy(cma_src_addr(id_priv), &old, sizeof(old));
 	}
 	if (status) {
 		if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_RESOLVED,
@@ -1015,13 +1026,11 @@ static void cma_addr_handler(int status, struct sockaddr *src_addr,
 		event.event = RDMA_CM_EVENT_ADDR_RESOLVED;
 	}
 	if (cma_deliver(id_priv, &event)) {
-		cma_id_put(id_priv);
 		cma_destroy_from_handler(id_priv);
 		return;
 	}
 out:
 	mutex_unlock(&id_priv->handler_mutex);
-	cma_id_put(id_priv);
 }
 
 /* A wildcard destination: ourselves, on the id's device or any. */
@@ -1084,12 +1093,13 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	if (cma_any_addr(dst_addr)) {
 		ret = cma_resolve_loopback(id_priv);
 	} else {
-		cma_id_get(id_priv);
+		/*
+		 * No reference for the request: destroying the id cancels
+		 * it, and waits for a callback under way (rdma_addr_cancel())
+		 */
 		ret = rdma_resolve_ip(cma_src_addr(id_priv), dst_addr,
 				      &id->route.addr.dev_addr, timeout_ms,
 				      cma_addr_handler, false, id_priv);
-		if (ret)
-			cma_id_put(id_priv);
 	}
 	if (ret) {
 		memset(cma_dst_addr(id_priv), 0,
@@ -1625,7 +1635,22 @@ static void cma_tell_removal(struct rdma_id_private *id_priv)
 	}
 	id_priv->state = RDMA_CM_DEVICE_REMOVAL;
 	spin_unlock_irqrestore(&id_priv->lock, flags);
-	cma_cancel_operation(id_priv, state);
+	if (state == RDMA_CM_ADDR_QUERY) {
+		/*
+		 * The resolution's callback takes handler_mutex: wait for it
+		 * without.  The id stays (cma_remove_one() holds it), but
+		 * its consumer may destroy it meanwhile.
+		 */
+		mutex_unlock(&id_priv->handler_mutex);
+		rdma_addr_cancel(&id_priv->id.route.addr.dev_addr);
+		mutex_lock(&id_priv->handler_mutex);
+		if (cma_state(id_priv) != RDMA_CM_DEVICE_REMOVAL) {
+			mutex_unlock(&id_priv->handler_mutex);
+			return;
+		}
+	} else {
+		cma_cancel_operation(id_priv, state);
+	}
 	if (cma_deliver(id_priv, &event))
 		cma_destroy_from_handler(id_priv);
 	else

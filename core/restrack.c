@@ -133,7 +133,8 @@ EXPORT_SYMBOL(rdma_restrack_parent_name);
 /**
  * rdma_restrack_add - enter an object in its device's table
  * @device: the device
- * @res: the object's entry, from rdma_restrack_new()
+ * @res: the object's entry, from rdma_restrack_new(), not in a table
+ *	(again, after rdma_restrack_untrack(), possibly of another device)
  *
  * Return: 0 or a negative errno.
  */
@@ -142,6 +143,9 @@ int rdma_restrack_add(struct ib_device *device, struct rdma_restrack_entry *res)
 	struct rdma_restrack_root *root = &device->res[res->type];
 	int ret;
 
+	/* the table's reference, which readers hold on to */
+	kref_init(&res->kref);
+	reinit_completion(&res->comp);
 	ret = xa_alloc_cyclic(&root->xa, &res->id, res, xa_limit_32b,
 			      &root->next_id, GFP_KERNEL);
 	if (ret < 0)
@@ -184,22 +188,38 @@ int rdma_restrack_put(struct rdma_restrack_entry *res)
 EXPORT_SYMBOL(rdma_restrack_put);
 
 /**
- * rdma_restrack_del - take an object out of its device's table
+ * rdma_restrack_untrack - take an object out of its device's table
  * @device: the device
  * @res: the entry
  *
- * Waits until readers holding the object have let go of it.  Also releases
- * the owner information, whether or not the object was ever added.
+ * Waits until readers holding the object have let go of it.  The owner
+ * stays: an object that moves between devices (an RDMA CM id whose bind
+ * failed) is added again later.  Nothing happens if it is not in a table.
+ */
+void rdma_restrack_untrack(struct ib_device *device,
+			   struct rdma_restrack_entry *res)
+{
+	if (!res->valid)
+		return;
+	xa_erase(&device->res[res->type].xa, res->id);
+	res->valid = false;
+	rdma_restrack_put(res);
+	wait_for_completion(&res->comp);
+}
+EXPORT_SYMBOL(rdma_restrack_untrack);
+
+/**
+ * rdma_restrack_del - take an object out of its device's table for good
+ * @device: the device
+ * @res: the entry
+ *
+ * As rdma_restrack_untrack(), and releases the owner information, whether
+ * or not the object was ever added.
  */
 void rdma_restrack_del(struct ib_device *device,
 		       struct rdma_restrack_entry *res)
 {
-	if (res->valid) {
-		xa_erase(&device->res[res->type].xa, res->id);
-		res->valid = false;
-		rdma_restrack_put(res);
-		wait_for_completion(&res->comp);
-	}
+	rdma_restrack_untrack(device, res);
 	if (res->task) {
 		put_task_struct(res->task);
 		res->task = NULL;

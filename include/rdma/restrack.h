@@ -59,6 +59,8 @@ void rdma_restrack_parent_name(struct rdma_restrack_entry *res,
 			       const struct rdma_restrack_entry *parent);
 int rdma_restrack_add(struct ib_device *device,
 		      struct rdma_restrack_entry *res);
+void rdma_restrack_untrack(struct ib_device *device,
+			   struct rdma_restrack_entry *res);
 void rdma_restrack_del(struct ib_device *device,
 		       struct rdma_restrack_entry *res);
 int rdma_restrack_get(struct rdma_restrack_entry *res);
