@@ -9,7 +9,8 @@
 #  - mckey, IPv4 and IPv6 groups: the receiver's UD QP is attached to the
 #    group the SA made (ATTACH_MCAST) and gets every one of the sender's
 #    50 datagrams once the switch forwards the group;
-#  - perftest over rdma_cm (-R): ib_write_bw, ib_read_bw, ib_send_lat;
+#  - perftest over rdma_cm (-R): ib_write_bw, ib_read_bw, ib_send_lat,
+#    each with a non-zero result;
 #  - rsockets: rstream -T v (data verified by both ends) at 64 B, 4 KiB
 #    and 64 KiB, rstream through the socket-style API (-T s), riostream
 #    (RDMA writes to a peer's riomap()ed buffer), rcopy of a file (same
@@ -168,15 +169,28 @@ for v in 4 6; do
 done
 
 # --- perftest over rdma_cm ---------------------------------------------------------
-# -F: TCG's cycle counter fails perftest's CPU frequency check
-for t in "ib_write_bw -n 500" "ib_read_bw -n 500" "ib_send_lat -n 200"; do
+# perftest turns cycles into time with a CPU frequency it measures, and
+# gives up ("Correlation coefficient r^2 < 0.9", no report) when TCG's
+# clock is too unsteady: such a run, and only such, is repeated once (as
+# in uverbs-perftest).  FIELD: the column of the result that must be
+# non-zero (4: BW average, 5: t_typical).
+for t in "ib_write_bw -n 500 4" "ib_read_bw -n 500 4" "ib_send_lat -n 200 5"; do
 	set -- $t
-	pair "$1" "$@" -F -R -d vmlx1 -- "$@" -F -R -d vmlx0 $B
-	pair_ok "$1" "$t -R"
-	tap_like "$1 -R: the exchange went through rdma_cm" \
-		"$(cat "$run/$1.c")" "Data ex. method : rdma_cm"
-	line=$(grep -E '^ *(65536|2) +(500|200) +[0-9.]+ +[0-9.]+' "$run/$1.c")
-	tap_ok $? "$1 -R: a result line" && tap_diag "$line"
+	prog=$1 field=$4
+	for try in 1 2; do
+		pair "$prog" "$1" "$2" "$3" -R -d vmlx1 -- "$1" "$2" "$3" -R -d vmlx0 $B
+		((crc != 0)) && grep -q "Correlation coefficient r^2" \
+			"$run/$prog.c" && ((try == 1)) || break
+		tap_diag "$prog -R: perftest could not measure the CPU clock; once more"
+	done
+	pair_ok "$prog" "$prog -R"
+	tap_like "$prog -R: the exchange went through rdma_cm" \
+		"$(cat "$run/$prog.c")" "Data ex. method : rdma_cm"
+	line=$(grep -E '^ +[0-9]+ +[0-9]+ +[0-9.]+' "$run/$prog.c" | tail -1)
+	value=$(echo "$line" | awk -v f="$field" '{ print $f }')
+	awk -v v="$value" 'BEGIN { exit !(v + 0 > 0) }'
+	tap_ok $? "$prog -R: a result, $value"
+	tap_diag "$line"
 done
 
 # --- rsockets -----------------------------------------------------------------------
