@@ -18,8 +18,8 @@
 #    service ID) at once, not left hanging.
 #  - Afterwards no cm_id is left; rmmod rdma_ucm and rdma_cm.
 #
-# Still missing (see Documentation/rdma_cm.rst): mckey, rsockets,
-# perftest -R, cmtime, the fuzzing of the command ABI.
+# Still missing (see Documentation/rdma_cm.rst): AF_IB destinations,
+# alternate paths (rdma-cm-apps and rdma-ucm have the rest).
 #
 # vm-run-options: --smp 2 --timeout 600
 set -u
