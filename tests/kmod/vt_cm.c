@@ -324,9 +324,14 @@ static void vtc_side_fini(struct vtc_side *v)
 	vt_side_fini(&v->s);
 }
 
-/* Move a QP to @state with what the CM says. */
-static int vtc_modify(struct vt_run *run, struct vtc_side *v,
-		      struct ib_cm_id *id, enum ib_qp_state state)
+/*
+ * Move a QP to @state with what the CM says.  A passive side in RTR before
+ * its REP is out receives from the PSN its REP will name (as upstream's
+ * IB CM, ours does not know it yet): @rq_psn, or 0 to take the CM's.
+ */
+static int vtc_modify_psn(struct vt_run *run, struct vtc_side *v,
+			  struct ib_cm_id *id, enum ib_qp_state state,
+			  u32 rq_psn)
 {
 	struct ib_qp_attr attr = { .qp_state = state };
 	int mask, ret;
@@ -337,11 +342,19 @@ static int vtc_modify(struct vt_run *run, struct vtc_side *v,
 		       state, id->state, ret);
 		return ret;
 	}
+	if (rq_psn && state == IB_QPS_RTR)
+		attr.rq_psn = rq_psn;
 	ret = ib_modify_qp(v->q.qp, &attr, mask);
 	if (ret)
 		vt_why(run, "ib_modify_qp(state %d, mask %#x): %d", state, mask,
 		       ret);
 	return ret;
+}
+
+static int vtc_modify(struct vt_run *run, struct vtc_side *v,
+		      struct ib_cm_id *id, enum ib_qp_state state)
+{
+	return vtc_modify_psn(run, v, id, state, 0);
 }
 
 static void vtc_req_param(struct ib_cm_req_param *req, struct sa_path_rec *p,
@@ -440,7 +453,7 @@ static bool vtc_connect(struct vt_run *run, struct vtc_log *log,
 		vt_why(run, "responder in state %d after the REQ",
 		       b->conn->state);
 	if (vtc_modify(run, b, b->conn, IB_QPS_INIT) ||
-	    vtc_modify(run, b, b->conn, IB_QPS_RTR))
+	    vtc_modify_psn(run, b, b->conn, IB_QPS_RTR, 0x654321))
 		return false;
 	rep.qp_num = b->q.qp->qp_num;
 	rep.starting_psn = 0x654321;

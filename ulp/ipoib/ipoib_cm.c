@@ -692,7 +692,8 @@ static struct ib_qp *ipoib_cm_create_qp(struct ipoib_dev_priv *priv,
 
 /* The QP through the states @states, with what the CM says of each. */
 static int ipoib_cm_modify_qp(struct ib_cm_id *id, struct ib_qp *qp,
-			      const enum ib_qp_state *states, int n)
+			      const enum ib_qp_state *states, int n,
+			      const u32 *rq_psn)
 {
 	struct ib_qp_attr attr;
 	int mask, ret, i;
@@ -701,6 +702,12 @@ static int ipoib_cm_modify_qp(struct ib_cm_id *id, struct ib_qp *qp,
 		memset(&attr, 0, sizeof(attr));
 		attr.qp_state = states[i];
 		ret = ib_cm_init_qp_attr(id, &attr, &mask);
+		/*
+		 * A passive side in RTR before its REP is out receives from
+		 * the PSN that REP will name, which the CM cannot know yet
+		 */
+		if (!ret && rq_psn && states[i] == IB_QPS_RTR)
+			attr.rq_psn = *rq_psn;
 		if (!ret)
 			ret = ib_modify_qp(qp, &attr, mask);
 		if (ret)
@@ -788,14 +795,15 @@ static int ipoib_cm_req_handler(struct ib_cm_id *id,
 	atomic_long_inc(&priv->counters.cm_rx_conns);
 	spin_unlock_irqrestore(&priv->lock, flags);
 
-	ret = ipoib_cm_modify_qp(id, rx->qp, states, ARRAY_SIZE(states));
+	rep.starting_psn = get_random_u32() & 0xffffff;
+	ret = ipoib_cm_modify_qp(id, rx->qp, states, ARRAY_SIZE(states),
+				 &rep.starting_psn);
 	if (ret) {
 		netdev_warn(priv->dev, "passive QP: %d\n", ret);
 		goto err_kill;
 	}
 	ipoib_cm_build_data(&data, priv->qp->qp_num, IPOIB_CM_BUF_SIZE);
 	rep.qp_num = rx->qp->qp_num;
-	rep.starting_psn = get_random_u32() & 0xffffff;
 	rep.private_data = &data;
 	rep.private_data_len = sizeof(data);
 	rep.rnr_retry_count = IPOIB_CM_RNR_RETRY_COUNT;
@@ -806,7 +814,7 @@ static int ipoib_cm_req_handler(struct ib_cm_id *id,
 		goto err_kill;
 	}
 	/* RTR receives; RTS (known once the REP is out) is for good form */
-	ret = ipoib_cm_modify_qp(id, rx->qp, rts, ARRAY_SIZE(rts));
+	ret = ipoib_cm_modify_qp(id, rx->qp, rts, ARRAY_SIZE(rts), NULL);
 	if (ret)
 		netdev_dbg(priv->dev, "passive QP to RTS: %d\n", ret);
 	ipoib_count(priv, cm_rx_accepted);
@@ -1067,7 +1075,8 @@ static int ipoib_cm_rep_handler(struct ipoib_dev_priv *priv,
 		netdev_dbg(priv->dev, "REP with bad private data refused\n");
 		return -EINVAL;
 	}
-	ret = ipoib_cm_modify_qp(id, tx->qp, states, ARRAY_SIZE(states));
+	ret = ipoib_cm_modify_qp(id, tx->qp, states, ARRAY_SIZE(states),
+				 NULL);
 	if (ret) {
 		netdev_warn(priv->dev, "active QP: %d\n", ret);
 		return ret;
