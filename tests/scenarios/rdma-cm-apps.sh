@@ -51,13 +51,6 @@ A6=fd20::1
 B6=fd20::2
 PRELOAD=/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so
 
-# cm_ids: the number of RDMA CM ids rdma res counts on both HCAs
-cm_ids() {
-	rdma res show 2>/dev/null |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "cm_id") n += $(i + 1) }
-		     END { print n + 0 }'
-}
-
 # pair [-k] NAME SERVER... -- CLIENT...: the server in b, then the client
 # in a; the outputs in $run/NAME.s and $run/NAME.c, the exit statuses in
 # $src and $crc (124: timed out).  -k: the server serves for ever, stop it
@@ -105,19 +98,7 @@ rx_bytes() {
 vmlx_start --params "num_hcas=2" ib_umad ib_uverbs
 tap_check "modprobe ib_ipoib" modprobe ib_ipoib
 tap_check "modprobe rdma_ucm" modprobe rdma_ucm
-ip netns add a
-ip netns add b
-ip link set ib0 netns a && ip link set ib1 netns b &&
-	na ip link set lo up && nb ip link set lo up &&
-	ip -n a link set ib0 up && ip -n a addr add $A/24 dev ib0 &&
-	ip -n a addr add $A6/64 dev ib0 nodad &&
-	ip -n b link set ib1 up && ip -n b addr add $B/24 dev ib1 &&
-	ip -n b addr add $B6/64 dev ib1 nodad
-tap_ok $? "ib0 in a ($A, $A6), ib1 in b ($B, $B6), up"
-opensm_start
-wait_carrier a ib0 120 && wait_carrier b ib1 60
-tap_ok $? "ib0 and ib1: carrier"
-[[ $TAP_FAILED -eq 0 ]] || tap_bail "no fabric: $(tail -n 20 "$OPENSM_LOG")"
+ab_fabric $A $B $A6 $B6
 na ping -c 2 -W 5 $B >/dev/null 2>&1
 na ping -c 2 -W 5 $B6 >/dev/null 2>&1
 

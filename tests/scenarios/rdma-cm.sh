@@ -41,13 +41,6 @@ B=10.20.0.2
 A6=fd20::1
 B6=fd20::2
 
-# cm_ids: the number of RDMA CM ids rdma res counts on both HCAs
-cm_ids() {
-	rdma res show 2>/dev/null |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "cm_id") n += $(i + 1) }
-		     END { print n + 0 }'
-}
-
 # serve NAME CMD...: CMD in b in the background, its output in $run/NAME
 serve() {
 	local name=$1
@@ -67,19 +60,7 @@ tap_is "/dev/infiniband/rdma_cm: mode 0666" \
 tap_is "rdma_cm: ABI version 4" \
 	"$(cat /sys/class/misc/rdma_cm/abi_version 2>&1)" 4
 
-ip netns add a
-ip netns add b
-ip link set ib0 netns a && ip link set ib1 netns b &&
-	na ip link set lo up && nb ip link set lo up &&
-	ip -n a link set ib0 up && ip -n a addr add $A/24 dev ib0 &&
-	ip -n a addr add $A6/64 dev ib0 nodad &&
-	ip -n b link set ib1 up && ip -n b addr add $B/24 dev ib1 &&
-	ip -n b addr add $B6/64 dev ib1 nodad
-tap_ok $? "ib0 in a ($A, $A6), ib1 in b ($B, $B6), up"
-opensm_start
-wait_carrier a ib0 120 && wait_carrier b ib1 60
-tap_ok $? "ib0 and ib1: carrier"
-[[ $TAP_FAILED -eq 0 ]] || tap_bail "no fabric: $(tail -n 20 "$OPENSM_LOG")"
+ab_fabric $A $B $A6 $B6
 na ping -c 2 -W 5 $B >/dev/null 2>&1
 
 # --- rping ------------------------------------------------------------------

@@ -56,13 +56,6 @@ B=10.21.0.2
 unpriv=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 node=/dev/infiniband/rdma_cm
 
-# cm_ids: the number of RDMA CM ids rdma res counts on all HCAs
-cm_ids() {
-	rdma res show 2>/dev/null |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "cm_id") n += $(i + 1) }
-		     END { print n + 0 }'
-}
-
 # wait_for SECS CMD...: 0 once CMD succeeds (every 0.1 s), 1 after SECS
 wait_for() {
 	local end=$((SECONDS + $1))
@@ -113,18 +106,7 @@ tap_checker --prefix "nobody: " "ucma_abi.py as nobody: exit 0" \
 exec 7>&-
 
 # --- the fabric -------------------------------------------------------------
-ip netns add a
-ip netns add b
-ip link set ib0 netns a && ip link set ib1 netns b &&
-	na ip link set lo up && nb ip link set lo up &&
-	ip -n a link set ib0 up && ip -n a addr add $A/24 dev ib0 &&
-	ip -n b link set ib1 up && ip -n b addr add $B/24 dev ib1
-tap_ok $? "ib0 in a ($A), ib1 in b ($B), up"
-opensm_start
-wait_carrier a ib0 120 && wait_carrier b ib1 60
-rc=$?
-tap_ok $rc "ib0 and ib1: carrier"
-[[ $rc -eq 0 ]] || tap_bail "no fabric: $(tail -n 20 "$OPENSM_LOG")"
+ab_fabric $A $B
 na ping -c 1 -W 5 $B >/dev/null 2>&1
 
 # --- connections by the ABI -------------------------------------------------

@@ -59,3 +59,33 @@ ns_listen() {
 	done
 	return 1
 }
+
+# ab_fabric A B [A6 B6]: ib0 in namespace a with address A/24 (and A6/64),
+# ib1 in b with B (and B6), both up; opensm on the fabric and the carrier
+# on both, each a test point; bails out without a fabric
+ab_fabric() {
+	local a=$1 b=$2 a6=${3:-} b6=${4:-} rc
+
+	ip netns add a
+	ip netns add b
+	ip link set ib0 netns a && ip link set ib1 netns b &&
+		na ip link set lo up && nb ip link set lo up &&
+		ip -n a link set ib0 up && ip -n a addr add "$a/24" dev ib0 &&
+		ip -n b link set ib1 up && ip -n b addr add "$b/24" dev ib1 &&
+		{ [[ -z $a6 ]] ||
+		  { ip -n a addr add "$a6/64" dev ib0 nodad &&
+		    ip -n b addr add "$b6/64" dev ib1 nodad; }; }
+	tap_ok $? "ib0 in a ($a${a6:+, $a6}), ib1 in b ($b${b6:+, $b6}), up"
+	opensm_start
+	wait_carrier a ib0 120 && wait_carrier b ib1 60
+	rc=$?
+	tap_ok $rc "ib0 and ib1: carrier"
+	[[ $rc -eq 0 ]] || tap_bail "no fabric: $(tail -n 20 "$OPENSM_LOG")"
+}
+
+# cm_ids: the number of RDMA CM ids rdma res counts on all HCAs
+cm_ids() {
+	rdma res show 2>/dev/null |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "cm_id") n += $(i + 1) }
+		     END { print n + 0 }'
+}
