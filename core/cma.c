@@ -16,6 +16,9 @@
  * wildcard listener has an internal listener on every device, made when
  * it listens and when a device comes.
  *
+ * An active-backup bond of IPoIB interfaces that fails over tells the
+ * ids bound to it RDMA_CM_EVENT_ADDR_CHANGE, as upstream does.
+ *
  * Events reach the consumer through its handler with the id's
  * handler_mutex held.  Those the CM makes itself (an address that needs
  * no lookup) go through a work item on cma_wq.  A non-zero return from
@@ -26,6 +29,7 @@
  */
 #include <linux/inetdevice.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -161,12 +165,17 @@ void cma_destroy_from_handler(struct rdma_id_private *id_priv)
 	cma_destroy_locked(id_priv);
 }
 
-/* An event the CM makes itself, delivered from cma_wq. */
+/*
+ * An event the CM makes itself, delivered from cma_wq: if the id is still
+ * in @old_state (and moved to @new_state), or, with @any_state, in any
+ * state but DESTROYING and DEVICE_REMOVAL (and left there).
+ */
 struct cma_work {
 	struct work_struct work;
 	struct rdma_id_private *id;
 	enum rdma_cm_state old_state;
 	enum rdma_cm_state new_state;
+	bool any_state;
 	struct rdma_cm_event event;
 };
 
@@ -174,10 +183,18 @@ static void cma_work_handler(struct work_struct *_work)
 {
 	struct cma_work *work = container_of(_work, struct cma_work, work);
 	struct rdma_id_private *id_priv = work->id;
+	enum rdma_cm_state state;
 
 	mutex_lock(&id_priv->handler_mutex);
-	if (!cma_comp_exch(id_priv, work->old_state, work->new_state) ||
-	    cma_state(id_priv) == RDMA_CM_DESTROYING) {
+	if (work->any_state) {
+		state = cma_state(id_priv);
+		if (state == RDMA_CM_DESTROYING ||
+		    state == RDMA_CM_DEVICE_REMOVAL) {
+			mutex_unlock(&id_priv->handler_mutex);
+			goto out;
+		}
+	} else if (!cma_comp_exch(id_priv, work->old_state, work->new_state) ||
+		   cma_state(id_priv) == RDMA_CM_DESTROYING) {
 		mutex_unlock(&id_priv->handler_mutex);
 		goto out;
 	}
@@ -1699,6 +1716,64 @@ static struct ib_client cma_client = {
 };
 
 /* ------------------------------------------------------------------ */
+/* Interfaces: a bond's active slave changing                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * When an active-backup bond of IPoIB interfaces fails over, the bond
+ * takes the new active slave's hardware address, which may be on another
+ * port or device than the one its ids are bound to.  Every id bound to
+ * the bond whose source hardware address is no longer the bond's is told
+ * RDMA_CM_EVENT_ADDR_CHANGE (its state unchanged): its consumer is to
+ * resolve and connect again.
+ */
+static void cma_addr_change(struct net_device *ndev,
+			    struct rdma_id_private *id_priv)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct cma_work *work;
+
+	if (dev_addr->bound_dev_if != ndev->ifindex ||
+	    !net_eq(dev_addr->net, dev_net(ndev)) ||
+	    !memcmp(dev_addr->src_dev_addr, ndev->dev_addr, ndev->addr_len))
+		return;
+	work = kzalloc(sizeof(*work), GFP_KERNEL);
+	if (!work) {
+		dev_warn(&id_priv->id.device->dev,
+			 "rdma_cm: no memory to tell an id %s changed address\n",
+			 ndev->name);
+		return;
+	}
+	INIT_WORK(&work->work, cma_work_handler);
+	work->id = id_priv;
+	work->any_state = true;
+	work->event.event = RDMA_CM_EVENT_ADDR_CHANGE;
+	cma_id_get(id_priv);
+	queue_work(cma_wq, &work->work);
+}
+
+static int cma_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct rdma_id_private *id_priv;
+	struct cma_device *cma_dev;
+
+	if (event != NETDEV_BONDING_FAILOVER || !netif_is_bond_master(ndev))
+		return NOTIFY_DONE;
+	mutex_lock(&cma_lock);
+	list_for_each_entry(cma_dev, &cma_devices, list)
+		list_for_each_entry(id_priv, &cma_dev->id_list, device_item)
+			cma_addr_change(ndev, id_priv);
+	mutex_unlock(&cma_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block cma_nb = {
+	.notifier_call = cma_netdev_event,
+};
+
+/* ------------------------------------------------------------------ */
 /* Namespaces and the module                                           */
 /* ------------------------------------------------------------------ */
 
@@ -1745,8 +1820,13 @@ static int __init cma_init(void)
 	ret = ib_register_client(&cma_client);
 	if (ret)
 		goto err_sa;
+	ret = register_netdevice_notifier(&cma_nb);
+	if (ret)
+		goto err_client;
 	return 0;
 
+err_client:
+	ib_unregister_client(&cma_client);
 err_sa:
 	ib_sa_unregister_client(&cma_sa_client);
 	unregister_pernet_subsys(&cma_pernet_ops);
@@ -1757,6 +1837,7 @@ err_wq:
 
 static void __exit cma_cleanup(void)
 {
+	unregister_netdevice_notifier(&cma_nb);
 	ib_unregister_client(&cma_client);
 	ib_sa_unregister_client(&cma_sa_client);
 	unregister_pernet_subsys(&cma_pernet_ops);

@@ -70,6 +70,12 @@ if ipoib_netns_up show && ipoib_netns_wait 60; then
 	show ip -n ns0 neigh show dev ib0
 	show ip netns exec ns0 rdma link show vmlx0/1
 	show ip netns exec ns1 ls /sys/class/infiniband/vmlx1/device/net/
+	# the RDMA CM: rping connects by IP address (IPoIB's neighbour gives
+	# the GID, the SA the path, the IB CM the connection), data verified
+	show modprobe rdma_ucm
+	show "(ip netns exec ns1 rping -s -a $IPOIB_NS1_ADDR -V -C 10 -S 64 & sleep 2; ip netns exec ns0 rping -c -a $IPOIB_NS1_ADDR -v -V -C 10 -S 64; rc=\$?; wait; exit \$rc)" ||
+		demo_status=1
+	show "(ip netns exec ns1 rping -s -a $IPOIB_NS1_ADDR -C 1000000 >/dev/null 2>&1 & sleep 2; ip netns exec ns0 rping -c -a $IPOIB_NS1_ADDR -C 1000000 >/dev/null 2>&1 & sleep 3; rdma res show cm_id; kill %1 %2; wait)"
 else
 	echo "IPoIB: ib0 and ib1 did not come up"
 	demo_status=1
@@ -78,7 +84,7 @@ ipoib_netns_down
 kill "$smpid"
 wait "$smpid" 2>/dev/null
 show "dmesg | grep -iE 'vmlx|ib_core|infiniband' | tail -n 5"
-show rmmod ib_ipoib ib_cm ib_uverbs ib_umad vmlx ib_core
+show rmmod rdma_ucm rdma_cm ib_ipoib ib_cm ib_uverbs ib_umad vmlx ib_core
 show ls /sys/class/infiniband/
 echo "=== end of demo ==="
 exit "$demo_status"

@@ -17,8 +17,12 @@
 #    active, bond0 takes its address, and at least 85% of the pings are
 #    answered.  The link comes back, the pulled slave is up again as a
 #    backup; the same once more the other way.
-#  - bond0 deleted, bonding and ib_ipoib removed: rdma res back to the
-#    start; dmesg clean (the harness checks).
+#  - The RDMA CM over the bond: an rping server listening on bond0's
+#    address is told RDMA_CM_EVENT_ADDR_CHANGE at the first failover (an
+#    rping server on ib2, not bonded, is not); a fresh rping across bond0
+#    afterwards moves verified data through the new active slave's HCA.
+#  - bond0 deleted, bonding, rdma_ucm and ib_ipoib removed: rdma res back
+#    to the start; dmesg clean (the harness checks).
 #
 # vm-run-options: --smp 2 --timeout 600
 set -u
@@ -62,6 +66,7 @@ vmlx_start --params "num_hcas=3" ib_umad
 baseline=$VMLX_RES_BASELINE
 tap_check "modprobe ib_ipoib" modprobe ib_ipoib
 tap_check "modprobe bonding max_bonds=0" modprobe bonding max_bonds=0
+tap_check "modprobe rdma_ucm" modprobe rdma_ucm
 tap_like "bonding is Debian's" "$(modinfo -n bonding)" "/kernel/drivers/net/"
 
 ip netns add a
@@ -183,7 +188,51 @@ failover_under_ping() {
 	tap_like "ping after the link came back" "$out" \
 		"3 packets transmitted, 3 received"
 }
+# rping servers (debug output, line-buffered) on bond0's address in a and
+# on ib2's in b, waiting for a client through the first failover
+rping_listen() {	# rping_listen NS ADDR OUT
+	ip netns exec "$1" stdbuf -oL timeout 120 rping -s -d -a "$2" -C 10 \
+		>"$3" 2>&1 &
+}
+rping_listen a "$A" "$run/rping-bond"
+rpa=$!
+rping_listen b "$B" "$run/rping-ib2"
+rpb=$!
+sleep 2
+tap_is "two rping servers listening (bond0, ib2)" "$(cm_ids)" 2
 failover_under_ping
+for _ in $(seq 20); do
+	grep -q ADDR_CHANGE "$run/rping-bond" && break
+	sleep 0.5
+done
+tap_like "failover: the rping server on bond0 got ADDR_CHANGE" \
+	"$(cat "$run/rping-bond")" \
+	"unhandled event: RDMA_CM_EVENT_ADDR_CHANGE, ignoring"
+tap_ok "$(! grep -q ADDR_CHANGE "$run/rping-ib2"; echo $?)" \
+	"the rping server on ib2 did not"
+kill "$rpa" "$rpb" 2>/dev/null
+wait "$rpa" "$rpb" 2>/dev/null
+for _ in $(seq 50); do
+	[[ $(cm_ids) -eq 0 ]] && break
+	sleep 0.2
+done
+tap_is "the rping servers' ids are gone" "$(cm_ids)" 0
+# a new server on bond0 binds to the device of its new active slave
+act=$(bonding "Currently Active Slave")
+na timeout 60 rping -s -a "$A" -V -C 100 -S 4096 >"$run/rping-s2" 2>&1 &
+rpa=$!
+for _ in $(seq 50); do
+	[[ $(cm_ids) -eq 1 ]] && break
+	sleep 0.2
+done
+tap_like "a new rping server on bond0 listens on $act's HCA" \
+	"$(rdma res show cm_id 2>&1)" \
+	"link $(hca_of "$act")/1 .*state LISTEN .*comm rping src-addr $A:"
+out=$(nb timeout 60 rping -c -a "$A" -V -C 100 -S 4096 2>&1)
+tap_is "rping -c -V -C 100 across bond0 after the failover: exit 0" "$?" 0
+tap_diag "$out"
+wait "$rpa"
+tap_is "its server: exit 0" "$?" 0
 failover_under_ping
 
 # --- teardown ---------------------------------------------------------------------------------
@@ -191,6 +240,7 @@ opensm_stop
 tap_check "bond0 deleted" na ip link del bond0
 tap_is "ib0 released, type still 32" "$(na cat /sys/class/net/ib0/type)" 32
 tap_check "rmmod bonding" rmmod bonding
+tap_check "rmmod rdma_ucm rdma_cm" rmmod rdma_ucm rdma_cm
 ip netns del a
 ip netns del b
 tap_check "rmmod ib_ipoib" rmmod ib_ipoib

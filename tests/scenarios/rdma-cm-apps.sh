@@ -12,7 +12,7 @@
 #  - perftest over rdma_cm (-R): ib_write_bw, ib_read_bw, ib_send_lat,
 #    each with a non-zero result;
 #  - rsockets: rstream -T v (data verified by both ends) at 64 B, 4 KiB
-#    and 64 KiB, rstream through the socket-style API (-T s), riostream
+#    and 64 KiB, and driven by rpoll() (-T a), riostream
 #    (RDMA writes to a peer's riomap()ed buffer), rcopy of a file (same
 #    sha256 on arrival);
 #  - librspreload.so under an unmodified TCP program, netcat: its
@@ -181,8 +181,10 @@ for s in 64 4096 65536; do
 	tap_like "rstream -T v $s B: a result line" "$(cat "$run/rstream$s.c")" \
 		"custom +[0-9.]+k? +200 "
 done
-pair rstream_s rstream -T s -S 4096 -C 200 -- rstream -s $B -T s -S 4096 -C 200
-pair_ok rstream_s "rstream -T s (socket-style calls), 4 KiB x 200"
+# (-T s would be plain TCP sockets, not rsockets: the benchmark's reference)
+pair rstream_a rstream -T a -T v -S 4096 -C 200 -- \
+	rstream -s $B -T a -T v -S 4096 -C 200
+pair_ok rstream_a "rstream -T a -T v (rpoll-driven, verified), 4 KiB x 200"
 pair riostream riostream -S 65536 -C 200 -- riostream -s $B -S 65536 -C 200
 pair_ok riostream "riostream (riomap/riowrite), 64 KiB x 200"
 

@@ -16,6 +16,10 @@
 #    rdma_server/rdma_client.
 #  - A client to a port nobody listens on is REJECTED (reason 8, invalid
 #    service ID) at once, not left hanging.
+#  - rmmod ib_ipoib under a running rping: the module goes, the
+#    connection does not need it (its path and QPs are the HCAs'): the
+#    transfer finishes with its data verified; a new client to the
+#    address that went with ib1 finds no route.
 #  - Afterwards no cm_id is left; rmmod rdma_ucm and rdma_cm.
 #
 # Still missing (see Documentation/rdma_cm.rst): AF_IB destinations,
@@ -123,6 +127,33 @@ out=$(na timeout 30 rping -c -a $B -p 7999 -C 1 2>&1)
 tap_like "rping to a port nobody listens on: REJECTED, reason 8" "$out" \
 	"RDMA_CM_EVENT_REJECTED, error 8"
 tap_ok "$( ((SECONDS - start < 10)); echo $?)" "... within 10 s"
+
+# --- rmmod ib_ipoib under a connection --------------------------------------------
+serve rping_rm rping -s -a $B -V -C 3000 -S 4096
+(na timeout 60 rping -c -a $B -V -C 3000 -S 4096 \
+	>"$run/rping_rmc" 2>&1; echo $? >"$run/rping_rmc.rc") &
+cpid=$!
+for _ in $(seq 50); do
+	[[ $(cm_ids) -eq 3 ]] && break
+	sleep 0.2
+done
+tap_is "rping 4 KiB x 3000: connected (3 cm_ids)" "$(cm_ids)" 3
+tap_check "rmmod ib_ipoib under it" timeout 60 rmmod ib_ipoib
+tap_ok "$([[ ! -d /sys/module/ib_ipoib ]] && ! na ip link show ib0 &&
+	! nb ip link show ib1; echo $?)" "ib_ipoib, ib0 and ib1 are gone"
+tap_ok "$(kill -0 "$cpid" 2>/dev/null; echo $?)" \
+	"... while the rping client still ran"
+wait $cpid
+tap_is "rping -c across the rmmod: exit 0 (data verified)" \
+	"$(cat "$run/rping_rmc.rc")" 0
+wait $spid
+tap_ok $? "rping -s across the rmmod: exit 0"
+[[ $TAP_FAILED -eq 0 ]] ||
+	tap_diag "$(tail -n 5 "$run/rping_rmc")" "$(tail -n 5 "$run/rping_rm")"
+out=$(na timeout 30 rping -c -a $B -C 1 2>&1)
+tap_like "rping to the address that went with ib1: no route" "$out" \
+	"RDMA_CM_EVENT_ADDR_ERROR|rdma_resolve_addr: (Network is unreachable|No route to host)"
+tap_diag "$out"
 
 # --- nothing left -------------------------------------------------------------------
 tap_is "no cm_id left" "$(cm_ids)" 0
