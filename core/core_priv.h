@@ -223,4 +223,9 @@ int rdma_restrack_init(struct ib_device *device);
 void rdma_restrack_report(struct ib_device *device);
 void rdma_restrack_free(struct ib_device *device);
 
+/* rw.c: the force_mr module parameter, set by the KUnit suites */
+#if IS_ENABLED(CONFIG_KUNIT) || defined(IB_CORE_KUNIT_SUITE)
+bool rdma_rw_set_force_mr(bool force);
+#endif
+
 #endif /* IB_CORE_PRIV_H */

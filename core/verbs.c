@@ -16,8 +16,14 @@
  * -EINVAL, -EOPNOTSUPP or -EBUSY of a create, modify or destroy check says
  * why in a rate-limited dynamic-debug message on the device.
  *
+ * Kernel QPs created with cap.max_rdma_ctxs are made ready for the RDMA
+ * READ/WRITE contexts of core/rw.c: a larger send queue, an MR pool
+ * (rdma_rw_init_qp(), rdma_rw_init_mrs()); a QP is not destroyed while an
+ * MR of its pools is out, and the pool goes after the driver's QP.
+ *
  * Locking: this file takes no lock of its own but the mutex of a QP,
- * which serialises the modifies of that QP (see struct ib_qp).  Every
+ * which serialises the modifies of that QP (see struct ib_qp), and its
+ * mr_lock to look at its MR pools (core/mr_pool.c).  Every
  * object counts the objects that use it (usecnt, atomic): a PD cannot be
  * freed while an AH, SRQ, QP or MR uses it, a CQ while a QP uses it, an
  * SRQ while a QP uses it.  Freeing one that is in use fails with -EBUSY.
@@ -28,6 +34,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
+#include <rdma/rw.h>
 
 #include "core_priv.h"
 
@@ -990,6 +997,9 @@ static struct ib_qp *create_qp(struct ib_pd *pd,
 	qp->port = qp_init_attr->port_num;
 	qp->state = IB_QPS_RESET;
 	mutex_init(&qp->mutex);
+	spin_lock_init(&qp->mr_lock);
+	INIT_LIST_HEAD(&qp->rdma_mrs);
+	INIT_LIST_HEAD(&qp->sig_mrs);
 	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
 	rdma_restrack_set_name(&qp->res, caller);
 
@@ -1031,7 +1041,9 @@ err_free:
  *	allocated
  * @caller: name of the owning module
  *
- * Use the ib_create_qp() wrapper.
+ * Use the ib_create_qp() wrapper.  With cap.max_rdma_ctxs set, the send
+ * queue is made larger for that many RDMA READ/WRITE contexts and the
+ * QP's MR pool is filled for them (see struct ib_qp_cap).
  *
  * Return: the QP, in the RESET state, or an ERR_PTR().
  */
@@ -1039,7 +1051,35 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
 				  struct ib_qp_init_attr *qp_init_attr,
 				  const char *caller)
 {
-	return create_qp(pd, qp_init_attr, NULL, NULL, caller);
+	struct ib_device *device = pd->device;
+	struct ib_qp *qp;
+	int ret;
+
+	if (qp_init_attr->cap.max_rdma_ctxs)
+		rdma_rw_init_qp(device, qp_init_attr);
+
+	qp = create_qp(pd, qp_init_attr, NULL, NULL, caller);
+	if (IS_ERR(qp))
+		return qp;
+
+	/* what the driver gave, as rdma_rw_ctx_init() splits requests by */
+	qp->max_write_sge = qp_init_attr->cap.max_send_sge;
+	qp->max_read_sge = min_t(u32, qp_init_attr->cap.max_send_sge,
+				 max(device->attrs.max_sge_rd, 0));
+
+	if (qp_init_attr->cap.max_rdma_ctxs) {
+		ret = rdma_rw_init_mrs(qp, qp_init_attr);
+		if (ret)
+			goto err_destroy;
+	}
+	return qp;
+
+err_destroy:
+	if (ib_destroy_qp(qp))
+		dev_warn(&device->dev,
+			 "QP %u without its MR pool could not be destroyed\n",
+			 qp->qp_num);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL(ib_create_qp_kernel);
 
@@ -1277,7 +1317,10 @@ EXPORT_SYMBOL(ib_query_qp);
  * @qp: the QP; outstanding work requests are discarded
  * @udata: user data, NULL for kernel QPs
  *
- * Return: 0 or a negative errno.
+ * The QP's MR pool (core/mr_pool.c) is released after the driver's QP.
+ *
+ * Return: 0 or a negative errno: -EBUSY while an MR taken from the QP's
+ * pools (by an RDMA READ/WRITE context) is not back.
  */
 int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 {
@@ -1285,7 +1328,19 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 	struct ib_pd *pd = qp->pd;
 	struct ib_cq *scq = qp->send_cq, *rcq = qp->recv_cq;
 	struct ib_srq *srq = qp->srq;
+	unsigned long flags;
+	int mrs_used;
 	int ret;
+
+	spin_lock_irqsave(&qp->mr_lock, flags);
+	mrs_used = qp->mrs_used;
+	spin_unlock_irqrestore(&qp->mr_lock, flags);
+	if (mrs_used) {
+		dev_dbg_ratelimited(&device->dev,
+				    "destroy of QP %u refused: %d MRs of its pool are in use\n",
+				    qp->qp_num, mrs_used);
+		return -EBUSY;
+	}
 
 	ib_qp_security_destroy_begin(qp);
 	ret = device->ops->destroy_qp(qp, udata);
@@ -1294,6 +1349,7 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 		return ret;
 	}
 	ib_qp_security_destroy_end(qp);
+	rdma_rw_cleanup_mrs(qp);
 	atomic_dec(&pd->usecnt);
 	atomic_dec(&scq->usecnt);
 	atomic_dec(&rcq->usecnt);

@@ -30,6 +30,7 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/scatterlist.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -856,6 +857,8 @@ struct ib_uobject;
  * @need_inval: a fast-registered MR that must be invalidated before reuse
  * @uobject: the user object, or NULL for a kernel MR
  * @res: resource tracking
+ * @qp_entry: in a QP's MR pool (include/rdma/mr_pool.h) while the pool
+ *	holds the MR, under the QP's mr_lock
  */
 struct ib_mr {
 	struct ib_device	*device;
@@ -869,6 +872,7 @@ struct ib_mr {
 	bool			need_inval;
 	struct ib_uobject	*uobject;
 	struct rdma_restrack_entry res;
+	struct list_head	qp_entry;
 };
 
 /**
@@ -1183,7 +1187,14 @@ enum ib_qp_attr_mask {
  * @max_send_sge: gather entries per send request
  * @max_recv_sge: scatter entries per receive request
  * @max_inline_data: bytes a send may carry inline
- * @max_rdma_ctxs: unused here
+ * @max_rdma_ctxs: kernel QPs only: how many RDMA READ/WRITE contexts
+ *	(struct rdma_rw_ctx, include/rdma/rw.h) the user keeps in flight at
+ *	once.  When it is not 0, ib_create_qp() adds to @max_send_wr the
+ *	work requests those contexts post (one RDMA request each, two more
+ *	for memory registration where it is used; see rdma_rw_init_qp(),
+ *	at most the device's max_qp_wr in all) and fills the QP's MR pool
+ *	with one MR per context where registration is used.  The port must
+ *	be given in &ib_qp_init_attr.port_num then.
  */
 struct ib_qp_cap {
 	u32	max_send_wr;
@@ -1205,7 +1216,8 @@ struct ib_qp_cap {
  * @sq_sig_type: whether every send completes, or only signalled ones
  * @qp_type: transport
  * @create_flags: IB_QP_CREATE_* (none supported here)
- * @port_num: the port, for IB_QPT_SMI and IB_QPT_GSI
+ * @port_num: the port, for IB_QPT_SMI and IB_QPT_GSI, and for QPs with
+ *	@cap.max_rdma_ctxs set
  */
 struct ib_qp_init_attr {
 	void			(*event_handler)(struct ib_event *event,
@@ -1278,6 +1290,16 @@ struct ib_qp_security;
  * @mutex: see below
  * @res: resource tracking
  * @qp_sec: the LSM's view of the QP (core/security.c), or NULL
+ * @mr_lock: see below
+ * @mrs_used: MRs taken from the pools below and not put back yet
+ * @rdma_mrs: the QP's pool of fast-registration MRs for RDMA READ/WRITE
+ *	contexts (include/rdma/mr_pool.h, include/rdma/rw.h), linked by
+ *	&ib_mr.qp_entry
+ * @sig_mrs: the pool of signature MRs; always empty here (no PI support)
+ * @max_write_sge: SGEs an RDMA WRITE of a kernel QP may carry: its
+ *	max_send_sge as created
+ * @max_read_sge: SGEs an RDMA READ of a kernel QP may carry: the same,
+ *	at most the device's max_sge_rd
  */
 struct ib_qp {
 	struct ib_device	*device;
@@ -1299,6 +1321,13 @@ struct ib_qp {
 	struct mutex		mutex;
 	struct rdma_restrack_entry res;
 	struct ib_qp_security	*qp_sec;
+	/* protects rdma_mrs, sig_mrs and mrs_used */
+	spinlock_t		mr_lock;
+	int			mrs_used;
+	struct list_head	rdma_mrs;
+	struct list_head	sig_mrs;
+	u32			max_write_sge;
+	u32			max_read_sge;
 };
 
 bool ib_modify_qp_is_ok(enum ib_qp_state cur_state, enum ib_qp_state next_state,
