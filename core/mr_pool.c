@@ -141,9 +141,9 @@ EXPORT_SYMBOL(ib_mr_pool_init);
  * @qp: the QP
  * @list: the pool
  *
- * Only the MRs in the pool are released: those taken out and not put
- * back stay the caller's, and the pool's owner must not let that happen.
- * The pool is empty afterwards and may be filled again.
+ * Only the MRs in the pool are released: the pool's owner destroys it
+ * once every MR taken out is back, or those are lost.  The pool is
+ * empty afterwards and may be filled again.
  *
  * Context: process context; may sleep.
  */
