@@ -746,6 +746,51 @@ static bool ipoib_dev_has_addr(struct net_device *dev,
 	}
 }
 
+struct ipoib_upper_match {
+	const struct sockaddr *addr;
+	struct net_device *found;
+};
+
+static int ipoib_upper_has_addr(struct net_device *upper,
+				struct netdev_nested_priv *nested)
+{
+	struct ipoib_upper_match *match = nested->data;
+
+	if (!ipoib_dev_has_addr(upper, match->addr))
+		return 0;
+	match->found = upper;
+	return 1;
+}
+
+/*
+ * The interface a request to @addr on @dev is for, referenced: @dev if it
+ * holds @addr, else an upper device of it (the bond @dev is a slave of)
+ * that does; NULL if none.  Without @addr: the master @dev is enslaved
+ * to, if any, else @dev.
+ */
+static struct net_device *ipoib_addr_dev_get(struct net_device *dev,
+					     const struct sockaddr *addr)
+{
+	struct ipoib_upper_match match = { .addr = addr };
+	struct netdev_nested_priv nested = { .data = &match };
+	struct net_device *master;
+
+	rcu_read_lock();
+	if (!addr) {
+		master = netdev_master_upper_dev_get_rcu(dev);
+		match.found = master ? master : dev;
+	} else if (ipoib_dev_has_addr(dev, addr)) {
+		match.found = dev;
+	} else {
+		netdev_walk_all_upper_dev_rcu(dev, ipoib_upper_has_addr,
+					      &nested);
+	}
+	if (match.found)
+		dev_hold(match.found);
+	rcu_read_unlock();
+	return match.found;
+}
+
 /*
  * Whether @priv is a registered interface, not going away, of @port in the
  * partition @pkey (full membership bit set) whose port GID is @gid (any if
@@ -774,8 +819,11 @@ static bool ipoib_dev_matches(struct ipoib_dev_priv *priv, u32 port, u16 pkey,
  * ib_client get_net_dev_by_params: the interface of the HCA's @port that a
  * connection request for @pkey and the port GID @gid is addressed to.  The
  * candidates are the parent and the P_Key children with that P_Key and
- * GID; with an @addr only those that hold it, so that one without it is
- * not taken even when it is the only candidate.  Several interfaces left
+ * GID; with an @addr only those that hold it, or whose upper device (an
+ * active-backup bond they are enslaved to) does, so that one without it
+ * is not taken even when it is the only candidate; the answer is then
+ * the interface that holds @addr.  Without @addr a bond slave answers
+ * with its bond, as upstream's IPoIB does.  Several interfaces left
  * (children of one P_Key without @addr, or an address given to two of
  * them) is a configuration the answer cannot be sure of: the first made
  * is taken, and said so.  An interface is only found between the end of
@@ -789,7 +837,7 @@ ipoib_get_net_dev_by_params(struct ib_device *ca, u32 port, u16 pkey,
 			    const struct sockaddr *addr, void *client_data)
 {
 	struct ipoib_device *idev = client_data;
-	struct net_device *found = NULL;
+	struct net_device *found = NULL, *dev;
 	struct ipoib_dev_priv *priv;
 	unsigned int matches = 0;
 
@@ -801,14 +849,15 @@ ipoib_get_net_dev_by_params(struct ib_device *ca, u32 port, u16 pkey,
 	list_for_each_entry(priv, &idev->privs, dev_entry) {
 		if (!ipoib_dev_matches(priv, port, pkey, gid))
 			continue;
-		if (addr && !ipoib_dev_has_addr(priv->dev, addr))
+		dev = ipoib_addr_dev_get(priv->dev, addr);
+		if (!dev)
 			continue;
 		if (!found)
-			found = priv->dev;
+			found = dev;
+		else
+			dev_put(dev);
 		matches++;
 	}
-	if (found)
-		dev_hold(found);
 	mutex_unlock(&idev->lock);
 
 	if (matches > 1)
