@@ -170,8 +170,13 @@ for t in "ib_write_bw -n 500 4" "ib_read_bw -n 500 4" "ib_send_lat -n 200 5"; do
 	line=$(grep -E '^ +[0-9]+ +[0-9]+ +[0-9.]+' "$run/$prog.c" | tail -1)
 	value=$(echo "$line" | awk -v f="$field" '{ print $f }')
 	awk -v v="$value" 'BEGIN { exit !(v + 0 > 0) }'
-	tap_ok $? "$prog -R: a result, $value"
-	tap_diag "$line"
+	st=$?
+	tap_ok $st "$prog -R: a result, $value"
+	if ((st == 0)); then
+		tap_diag "$line"
+	else
+		tap_diag "$(tail -n 15 "$run/$prog.c")"
+	fi
 done
 
 # --- rsockets -----------------------------------------------------------------------
