@@ -198,10 +198,7 @@ rping_listen a "$A" "$run/rping-bond"
 rpa=$!
 rping_listen b "$B" "$run/rping-ib2"
 rpb=$!
-for _ in $(seq 50); do
-	[[ $(cm_ids) -eq 2 ]] && break
-	sleep 0.2
-done
+wait_cm_ids 2
 tap_is "two rping servers listening (bond0, ib2)" "$(cm_ids)" 2
 failover_under_ping
 for _ in $(seq 20); do
@@ -215,19 +212,13 @@ tap_ok "$(! grep -q ADDR_CHANGE "$run/rping-ib2"; echo $?)" \
 	"the rping server on ib2 did not"
 kill "$rpa" "$rpb" 2>/dev/null
 wait "$rpa" "$rpb" 2>/dev/null
-for _ in $(seq 50); do
-	[[ $(cm_ids) -eq 0 ]] && break
-	sleep 0.2
-done
+wait_cm_ids 0
 tap_is "the rping servers' ids are gone" "$(cm_ids)" 0
 # a new server on bond0 binds to the device of its new active slave
 act=$(bonding "Currently Active Slave")
 na timeout 60 rping -s -a "$A" -V -C 100 -S 4096 >"$run/rping-s2" 2>&1 &
 rpa=$!
-for _ in $(seq 50); do
-	[[ $(cm_ids) -eq 1 ]] && break
-	sleep 0.2
-done
+wait_cm_ids 1
 tap_like "a new rping server on bond0 listens on $act's HCA" \
 	"$(rdma res show cm_id 2>&1)" \
 	"link $(hca_of "$act")/1 .*state LISTEN .*comm rping src-addr $A:"

@@ -143,21 +143,11 @@ tap_ok "$( ((SECONDS - start < 10)); echo $?)" "... within 10 s"
 
 # --- rmmod ib_ipoib under a connection --------------------------------------------
 # (about 10 ms an iteration here, several times that on a loaded host)
-before=$(listeners)
-ip netns exec b timeout 150 rping -s -a $B -V -C 1000 -S 4096 \
-	>"$run/rping_rm" 2>&1 &
-spid=$!
-for _ in $(seq 100); do
-	(($(listeners) > before)) && break
-	sleep 0.2
-done
+serve rping_rm rping -s -a $B -V -C 1000 -S 4096
 (na timeout 150 rping -c -a $B -V -C 1000 -S 4096 \
 	>"$run/rping_rmc" 2>&1; echo $? >"$run/rping_rmc.rc") &
 cpid=$!
-for _ in $(seq 50); do
-	[[ $(cm_ids) -eq 3 ]] && break
-	sleep 0.2
-done
+wait_cm_ids 3
 tap_is "rping 4 KiB x 1000: connected (3 cm_ids)" "$(cm_ids)" 3
 tap_check "rmmod ib_ipoib under it" timeout 60 rmmod ib_ipoib
 tap_ok "$([[ ! -d /sys/module/ib_ipoib ]] && ! na ip link show ib0 &&

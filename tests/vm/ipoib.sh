@@ -89,3 +89,12 @@ cm_ids() {
 		awk '{ for (i = 1; i < NF; i++) if ($i == "cm_id") n += $(i + 1) }
 		     END { print n + 0 }'
 }
+
+# wait_cm_ids N: until cm_ids is N, 10 s at most; its status says if it is
+wait_cm_ids() {
+	for _ in $(seq 50); do
+		[[ $(cm_ids) -eq $1 ]] && return 0
+		sleep 0.2
+	done
+	return 1
+}
