@@ -9,7 +9,8 @@
 #   make user             the userspace test programs (tests/user, libibverbs)
 #   make demo             boot a VM, load the stack, show it
 #   make bench            boot VMs, measure RC WRITE from kernel and user,
-#                         and IPoIB against veth
+#                         IPoIB against veth, rsockets and cmtime against
+#                         TCP over IPoIB
 #   make modules_install  install into /lib/modules/$(KVER)/updates
 #
 # KVER picks the kernel (default: the newest Debian 6.1 headers installed,
@@ -69,6 +70,7 @@ shell: deps
 bench: modules
 	+tests/bench/vmlx-bench.sh
 	+tests/bench/ipoib-bench.sh
+	+tests/bench/rdma-cm-bench.sh
 
 modules_install: have-kdir
 	+$(KMAKE) INSTALL_MOD_DIR=updates modules_install
