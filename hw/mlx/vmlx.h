@@ -80,12 +80,12 @@
 
 /*
  * Identity.  No silicon is claimed.  The vendor id is the OUI of the
- * node GUIDs (VMLX_GUID_PREFIX below): 02:76:6d, locally administered,
+ * node GUIDs (VMLX_GUID_PREFIX below): 06:76:6d, locally administered,
  * so no IEEE-assigned vendor's; query_device, NodeInfo:VendorID of the
  * HCAs and of the switch all report it.  The part id spells "vm"; the
  * firmware version is this driver's.
  */
-#define VMLX_VENDOR_ID			0x02766d
+#define VMLX_VENDOR_ID			0x06766d
 #define VMLX_VENDOR_PART_ID		0x766d
 #define VMLX_FW_VERSION_NUM		((0ULL << 32) | (1 << 16) | 0)
 /* sysfs hw_rev, hca_type and board_id */
@@ -170,10 +170,14 @@
 /*
  * Node GUIDs are EUI-64 values under a locally administered prefix
  * ("vml" with the U/L bit set), so they never collide with a vendor's.
+ * The first byte is 0x06, not 0x02: a target uses its GUID as a service
+ * ID (SRP's IOC GUID, ib_srpt's default srpt_service_guid), and service
+ * IDs whose first byte is 0x02 belong to the IB CM, which assigns them
+ * itself and refuses a listen on one.
  * Bits 16..31 hold the host id, bits 4..15 the HCA number; a port GUID is
  * the node GUID plus the port number.
  */
-#define VMLX_GUID_PREFIX	0x02766d6c00000000ULL
+#define VMLX_GUID_PREFIX	0x06766d6c00000000ULL
 static_assert(VMLX_GUID_PREFIX >> 40 == VMLX_VENDOR_ID);
 /* the HCA number the emulated switch's GUID is built from */
 #define VMLX_SWITCH_GUID_NUM	0xfffULL

@@ -17,7 +17,7 @@
 #include "cm_priv.h"
 
 #define KCM_LID		3
-#define KCM_GUID	0x02766d0000001234ULL
+#define KCM_GUID	0x06766d0000001234ULL
 #define KCM_SID		0x1000000000000123ULL
 #define KCM_WIRE	48
 #define KCM_EVENTS	32

@@ -350,9 +350,9 @@ static void vmlx_wire_grh_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_unaligned_be64(grh.sgid),
 			0xfe80000000000000ULL);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be64(grh.sgid + 8),
-			0x02766d6c00000001ULL);
+			0x06766d6c00000001ULL);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be64(grh.dgid + 8),
-			0x02766d6c00000011ULL);
+			0x06766d6c00000011ULL);
 
 	memset(&grh, 0, sizeof(grh));
 	vmlx_grh_set_flow_label(&grh, 0xfff34567);	/* 20 bits kept */

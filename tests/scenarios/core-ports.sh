@@ -91,7 +91,7 @@ tap_is "one ndevs file per GID index" \
 tap_is "vmlx0 gids/0: link-local, port GUID" "$(cat $p0/gids/0)" \
 	"$(port_gid vmlx0)"
 tap_is "vmlx1 gids/0" "$(cat $p1/gids/0)" \
-	"fe80:0000:0000:0000:0276:6d6c:0000:0011"
+	"fe80:0000:0000:0000:0676:6d6c:0000:0011"
 empty=
 for ((i = 1; i < ngids; i++)); do
 	empty+="$(cat $p0/gids/$i) "

@@ -19,9 +19,9 @@ tap_is "vmlx pulled in ib_core" \
 	"$(lsmod | awk '$1 == "ib_core" { print $4 }')" vmlx
 tap_is "default: two HCAs vmlx0 vmlx1" "$(ls $ib | xargs)" "vmlx0 vmlx1"
 tap_is "node_type" "$(cat $ib/vmlx0/node_type)" "1: CA"
-tap_is "node_guid of vmlx0" "$(cat $ib/vmlx0/node_guid)" "0276:6d6c:0000:0000"
-tap_is "node_guid of vmlx1" "$(cat $ib/vmlx1/node_guid)" "0276:6d6c:0000:0010"
-tap_is "sys_image_guid" "$(cat $ib/vmlx1/sys_image_guid)" "0276:6d6c:0000:0010"
+tap_is "node_guid of vmlx0" "$(cat $ib/vmlx0/node_guid)" "0676:6d6c:0000:0000"
+tap_is "node_guid of vmlx1" "$(cat $ib/vmlx1/node_guid)" "0676:6d6c:0000:0010"
+tap_is "sys_image_guid" "$(cat $ib/vmlx1/sys_image_guid)" "0676:6d6c:0000:0010"
 tap_is "fw_ver" "$(cat $ib/vmlx0/fw_ver)" "0.1.0"
 tap_is "node_desc" "$(cat $ib/vmlx0/node_desc)" "vmlx software HCA"
 tap_is "driver attributes hw_rev, hca_type, board_id" \
@@ -46,7 +46,7 @@ tap_is "devices gone" "$(ls $ib | wc -l)" 0
 
 modprobe vmlx num_hcas=3 host_id=5
 tap_is "num_hcas=3: names from 0 again" "$(ls $ib | xargs)" "vmlx0 vmlx1 vmlx2"
-tap_is "host_id in the GUID" "$(cat $ib/vmlx2/node_guid)" "0276:6d6c:0005:0020"
+tap_is "host_id in the GUID" "$(cat $ib/vmlx2/node_guid)" "0676:6d6c:0005:0020"
 rmmod vmlx
 
 tap_check_fails "num_hcas=0 refused" modprobe vmlx num_hcas=0

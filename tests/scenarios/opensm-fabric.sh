@@ -58,7 +58,7 @@ hexguid() {
 	echo "${1//:/}"
 }
 
-# short GUID: 2766d6c00000001 from 02766d6c00000001, as ibnetdiscover
+# short GUID: 6766d6c00000001 from 06766d6c00000001, as ibnetdiscover
 # and sminfo print port GUIDs
 short() {
 	printf '%x' "$((16#$1))"
@@ -128,7 +128,7 @@ out=$(timeout 20 smpquery -D nodeinfo 0,1 2>&1)
 swguid=$(field "$out" Guid)
 swguid=${swguid#0x}
 tap_is "the switch's VendorId: the OUI of vmlx GUIDs" \
-	"$(field "$out" VendorId)" 0x02766d
+	"$(field "$out" VendorId)" 0x06766d
 tap_like "the switch's node GUID" "$swguid" "^[0-9a-f]{16}$"
 swlid=$(timeout 20 smpquery -D portinfo 0,1 0 2>&1 | sed -n 's/^Lid:\.*//p')
 tap_like "the switch's LID" "$swlid" "^[1-9][0-9]*$"

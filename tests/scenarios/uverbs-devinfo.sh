@@ -64,7 +64,7 @@ for i in 0 1; do
 		    "fw_ver:[[:space:]]+0\.1\.0" \
 		    "node_guid:[[:space:]]+$g" \
 		    "sys_image_guid:[[:space:]]+$g" \
-		    "vendor_id:[[:space:]]+0x2766d[[:space:]]" \
+		    "vendor_id:[[:space:]]+0x6766d[[:space:]]" \
 		    "phys_port_cnt:[[:space:]]+1" \
 		    "state:[[:space:]]+PORT_ACTIVE \(4\)" \
 		    "port_lid:[[:space:]]+$((i + 1))[[:space:]]" \
