@@ -158,6 +158,8 @@ read -r uptime _ </proc/uptime
 budget=$((VM_TIMEOUT - ${uptime%.*} - 15))
 ((budget >= 5)) || budget=5
 log "running $VM_SCENARIO ${VM_ARGS[*]} (budget ${budget}s)"
+# (vm-run.sh boots the guests again if QEMU crashes before this point)
+: >"$OUT/started"
 set +e
 (
 	# A clean environment: only what a scenario is documented to get.

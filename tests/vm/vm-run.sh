@@ -350,59 +350,123 @@ start_stream() { # start_stream FILE PID PREFIX: stream in the background
 	stream_pids+=($!)
 }
 
+# boot_guests: start every guest's QEMU and the streams that show its output.
+boot_guests() {
+	local i g prefix
+	for ((i = 0; i < guests; i++)); do
+		g=$RUN/g$i
+		mkdir -p "$g"
+		{
+			printf 'VM_INDEX=%q\nVM_COUNT=%q\nKVER=%q\nREPO=%q\n' "$i" "$guests" "$KVER" "$REPO"
+			printf 'VM_SCENARIO=%q\nVM_TIMEOUT=%q\nVM_STAGE=%q\n' "$scenario" "$timeout" "${guest_stage[i]}"
+			printf 'VM_ARGS=('
+			[[ ${#scenario_args[@]} -eq 0 ]] || printf ' %q' "${scenario_args[@]}"
+			printf ' )\n'
+			printf 'VM_LINK_SPECS=(%s )\n' "${link_specs[i]}"
+			printf 'VM_SHELL=%q\nVM_TERM=%q\n' "$shell" "${TERM:-vt100}"
+		} >"$g/env.sh"
+		: >"$g/output"
+
+		qemu=(qemu-system-x86_64
+			-accel tcg -machine q35 -cpu "${VM_CPU:-max}" -smp "$smp" -m "$mem"
+			-nodefaults -no-user-config -nographic -monitor none -no-reboot
+			-kernel "$kernel" -initrd "$initramfs"
+			-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+			-virtfs "local,path=$RUN,mount_tag=vmrun,security_model=none")
+		# shellcheck disable=SC2206 # net_args holds several words on purpose
+		qemu+=(${net_args[i]} ${VM_QEMU_ARGS:-})
+		if ((shell)); then
+			# The console is this terminal (Ctrl-C goes to the guest), and
+			# is logged for the verdict; kernel messages below warnings
+			# stay out of the way of the shell.  (<&0: a background job
+			# would otherwise read /dev/null.)
+			"${qemu[@]}" -append "$cmdline loglevel=4 ${VM_APPEND:-} rdmavm.index=$i" \
+				-chardev "stdio,id=con,signal=off,logfile=$g/console.log" \
+				-serial chardev:con <&0 2>"$g/qemu.log" &
+		else
+			timeout -k 5 "$timeout" "${qemu[@]}" \
+				-append "$cmdline ${VM_APPEND:-} rdmavm.index=$i" \
+				-serial "file:$g/console.log" \
+				</dev/null >"$g/qemu.log" 2>&1 &
+		fi
+		qemu_pids[i]=$!
+
+		prefix=""
+		((guests == 1)) || prefix="[vm$i] "
+		# (with --shell the set-up's output reaches the console itself)
+		((shell)) || start_stream "$g/output" "${qemu_pids[i]}" "$prefix"
+		if ((console)); then
+			start_stream "$g/console.log" "${qemu_pids[i]}" "[vm$i console] " >&2
+		fi
+	done
+}
+
+# A QEMU that dies of a fault signal (SIGSEGV, SIGABRT, ...) is the
+# emulator crashing, not the guest: QEMU 7.2's TCG has been seen to take a
+# SIGSEGV while Debian's kernel was still enumerating PCI, a make test lost
+# to a fault in no code of ours.  When that happens before the guest's
+# scenario began (guest-init.sh writes "started" just before it), every
+# guest is stopped and booted once more; vm-run says so on stderr and keeps
+# the first attempt's logs as FILE.1.  A crash once a scenario runs is a
+# failure like any other.
+boot_crash() { # boot_crash I: guest I's QEMU crashed before its scenario
+	case ${qemu_rc[$1]} in
+	132 | 133 | 134 | 135 | 136 | 139) ;; # SIGILL SIGTRAP SIGABRT SIGBUS SIGFPE SIGSEGV
+	*) return 1 ;;
+	esac
+	[[ ! -f $RUN/g$1/started ]]
+}
+
+# wait_guests: wait for every QEMU, guest I's exit status in qemu_rc[I].
+# On the first attempt, returns 1 as soon as a guest crashed at boot
+# (crashed set to it), after stopping the others.
+wait_guests() {
+	local i p pid rc left=("${qemu_pids[@]}") rest
+	for ((i = 0; i < guests; i++)); do
+		qemu_rc[i]=0
+	done
+	while ((${#left[@]} > 0)); do
+		rc=0
+		wait -n -p pid "${left[@]}" || rc=$?
+		for ((i = 0; i < guests; i++)); do
+			[[ ${qemu_pids[i]} != "$pid" ]] || break
+		done
+		qemu_rc[i]=$rc
+		rest=()
+		for p in "${left[@]}"; do
+			[[ $p == "$pid" ]] || rest+=("$p")
+		done
+		left=("${rest[@]}")
+		if ((attempt == 1)) && boot_crash "$i"; then
+			crashed=$i
+			for pid in "${left[@]}"; do
+				kill "$pid" 2>/dev/null || true
+				wait "$pid" || true
+			done
+			return 1
+		fi
+	done
+}
+
 echo "# vm-run: $guests guest(s), kernel $KVER, run dir $RUN" >&2
-for ((i = 0; i < guests; i++)); do
-	g=$RUN/g$i
-	mkdir -p "$g"
-	{
-		printf 'VM_INDEX=%q\nVM_COUNT=%q\nKVER=%q\nREPO=%q\n' "$i" "$guests" "$KVER" "$REPO"
-		printf 'VM_SCENARIO=%q\nVM_TIMEOUT=%q\nVM_STAGE=%q\n' "$scenario" "$timeout" "${guest_stage[i]}"
-		printf 'VM_ARGS=('
-		[[ ${#scenario_args[@]} -eq 0 ]] || printf ' %q' "${scenario_args[@]}"
-		printf ' )\n'
-		printf 'VM_LINK_SPECS=(%s )\n' "${link_specs[i]}"
-		printf 'VM_SHELL=%q\nVM_TERM=%q\n' "$shell" "${TERM:-vt100}"
-	} >"$g/env.sh"
-	: >"$g/output"
-
-	qemu=(qemu-system-x86_64
-		-accel tcg -machine q35 -cpu "${VM_CPU:-max}" -smp "$smp" -m "$mem"
-		-nodefaults -no-user-config -nographic -monitor none -no-reboot
-		-kernel "$kernel" -initrd "$initramfs"
-		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
-		-virtfs "local,path=$RUN,mount_tag=vmrun,security_model=none")
-	# shellcheck disable=SC2206 # net_args holds several words on purpose
-	qemu+=(${net_args[i]} ${VM_QEMU_ARGS:-})
-	if ((shell)); then
-		# The console is this terminal (Ctrl-C goes to the guest), and
-		# is logged for the verdict; kernel messages below warnings
-		# stay out of the way of the shell.  (<&0: a background job
-		# would otherwise read /dev/null.)
-		"${qemu[@]}" -append "$cmdline loglevel=4 ${VM_APPEND:-} rdmavm.index=$i" \
-			-chardev "stdio,id=con,signal=off,logfile=$g/console.log" \
-			-serial chardev:con <&0 2>"$g/qemu.log" &
-	else
-		timeout -k 5 "$timeout" "${qemu[@]}" \
-			-append "$cmdline ${VM_APPEND:-} rdmavm.index=$i" \
-			-serial "file:$g/console.log" \
-			</dev/null >"$g/qemu.log" 2>&1 &
-	fi
-	qemu_pids[i]=$!
-
-	prefix=""
-	((guests == 1)) || prefix="[vm$i] "
-	# (with --shell the set-up's output reaches the console itself)
-	((shell)) || start_stream "$g/output" "${qemu_pids[i]}" "$prefix"
-	if ((console)); then
-		start_stream "$g/console.log" "${qemu_pids[i]}" "[vm$i console] " >&2
-	fi
-done
-
-start=$SECONDS
 declare -a qemu_rc
-for ((i = 0; i < guests; i++)); do
-	qemu_rc[i]=0
-	wait "${qemu_pids[i]}" || qemu_rc[i]=$?
+attempt=1 crashed=
+start=$SECONDS
+boot_guests
+while ! wait_guests; do
+	for p in "${stream_pids[@]}"; do
+		wait "$p" || true
+	done
+	echo "# vm-run: QEMU of vm$crashed died (status ${qemu_rc[crashed]}) before its scenario began; booting every guest again" >&2
+	for ((i = 0; i < guests; i++)); do
+		for f in console.log qemu.log output; do
+			[[ ! -f $RUN/g$i/$f ]] || mv "$RUN/g$i/$f" "$RUN/g$i/$f.1"
+		done
+	done
+	rm -f "$SOCKDIR"/*
+	qemu_pids=() stream_pids=()
+	attempt=2
+	boot_guests
 done
 elapsed=$((SECONDS - start))
 for p in "${stream_pids[@]}"; do
