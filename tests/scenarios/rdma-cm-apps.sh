@@ -12,7 +12,7 @@
 #  - perftest over rdma_cm (-R): ib_write_bw, ib_read_bw, ib_send_lat,
 #    each with a non-zero result;
 #  - rsockets: rstream -T v (data verified by both ends) at 64 B, 4 KiB
-#    and 64 KiB, and driven by rpoll() (-T a), riostream
+#    and 64 KiB, and a server driven by rpoll() (-T a), riostream
 #    (RDMA writes to a peer's riomap()ed buffer), rcopy of a file (same
 #    sha256 on arrival);
 #  - librspreload.so under an unmodified TCP program, netcat: its
@@ -187,9 +187,14 @@ for s in 64 4096 65536; do
 		"custom +[0-9.]+k? +200 "
 done
 # (-T s would be plain TCP sockets, not rsockets: the benchmark's reference)
+# rpoll() on the server's side only.  rstream's server closes right after
+# its last send, and a client with -T a takes POLLHUP beside POLLIN as a
+# failure (exit 16): when the peer's disconnect message arrives with the
+# last data, as it may on any fabric, it quits before reading that data.
+# A blocking client reads the data and then sees the close.
 pair rstream_a rstream -T a -T v -S 4096 -C 200 -- \
-	rstream -s $B -T a -T v -S 4096 -C 200
-pair_ok rstream_a "rstream -T a -T v (rpoll-driven, verified), 4 KiB x 200"
+	rstream -s $B -T v -S 4096 -C 200
+pair_ok rstream_a "rstream -T a -T v (rpoll-driven server, verified), 4 KiB x 200"
 pair riostream riostream -S 65536 -C 200 -- riostream -s $B -S 65536 -C 200
 pair_ok riostream "riostream (riomap/riowrite), 64 KiB x 200"
 
