@@ -462,6 +462,7 @@ int srpt_ib_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev);
 int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 			 struct rdma_cm_event *event);
 void srpt_close_ch(struct srpt_rdma_ch *ch);
+void srpt_disconnect_ch(struct srpt_rdma_ch *ch);
 void srpt_close_session(struct se_session *se_sess);
 void srpt_close_all_ch(struct srpt_port *sport);
 void srpt_set_enabled(struct srpt_port *sport, bool enabled);

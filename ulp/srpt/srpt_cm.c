@@ -60,8 +60,14 @@ void srpt_close_ch(struct srpt_rdma_ch *ch)
 		queue_work(system_long_wq, &ch->release_work);
 }
 
-/* Sends a DREQ (or RDMA CM disconnect) and closes: not for CM handlers. */
-static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
+/**
+ * srpt_disconnect_ch() - send a DREQ (or RDMA CM disconnect) and close
+ * @ch: the channel
+ *
+ * Not for the channel's own CM handlers, which hold what ch->cm_mutex
+ * waits for.
+ */
+void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 {
 	mutex_lock(&ch->cm_mutex);
 	if (srpt_set_ch_state(ch, CH_DISCONNECTING)) {

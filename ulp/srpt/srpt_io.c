@@ -31,6 +31,17 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
 
+/* A completion in error: the QP is in the error state, the channel dead. */
+static void srpt_wc_error(struct srpt_rdma_ch *ch, struct ib_wc *wc,
+			  const char *what)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_info_ratelimited("%s: %s failed: %s (%d)\n", ch->sess_name,
+				    what, ib_wc_status_msg(wc->status),
+				    wc->status);
+	srpt_disconnect_ch(ch);
+}
+
 static void srpt_drop_iu(struct srpt_rdma_ch *ch, const char *why)
 {
 	atomic_inc(&ch->dropped);
@@ -475,7 +486,7 @@ static bool srpt_handle_iu(struct srpt_rdma_ch *ch,
 		break;
 	case SRP_I_LOGOUT:
 		pr_info("%s: initiator logout\n", ch->sess_name);
-		srpt_close_ch(ch);
+		srpt_disconnect_ch(ch);
 		return true;
 	default:
 		srpt_drop_iu(ch, "unexpected opcode");
@@ -540,9 +551,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool established = false;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info_ratelimited("%s: receive failed: %d\n",
-					    ch->sess_name, wc->status);
+		srpt_wc_error(ch, wc, "receive");
 		return;
 	}
 	recv->byte_len = wc->byte_len;
@@ -712,9 +721,8 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ioctx->state = SRPT_STATE_DONE;
 	atomic_add(1 + ioctx->n_rdma, &ch->sq_wr_avail);
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_info_ratelimited("%s: sending a response failed: %d\n",
-				    ch->sess_name, wc->status);
+	if (wc->status != IB_WC_SUCCESS)
+		srpt_wc_error(ch, wc, "sending a response");
 	if (state == SRPT_STATE_CMD_RSP_SENT ||
 	    state == SRPT_STATE_MGMT_RSP_SENT)
 		transport_generic_free_cmd(&ioctx->cmd, 0);
@@ -736,10 +744,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	ioctx->state = SRPT_STATE_DATA_IN;
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info_ratelimited("%s: RDMA READ of tag %#llx failed: %d\n",
-					    ch->sess_name, ioctx->cmd.tag,
-					    wc->status);
+		srpt_wc_error(ch, wc, "RDMA READ");
 		transport_generic_request_failure(&ioctx->cmd,
 						  TCM_CHECK_CONDITION_ABORT_CMD);
 		return;

@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM scenario: the SRP target ib_srpt, configured by Debian's targetcli,
+# found by Debian's ibsrpdm and srp_daemon, and logged in to by a small
+# SRP initiator over the RDMA CM (srp_initiator.py, pyverbs).  Two HCAs
+# behind the switch, opensm bringing the fabric up; the target is vmlx1
+# (ib1, in the initial namespace), the initiator vmlx0 (ib0, namespace a).
+#
+#  - modprobe ib_srpt rdma_cm_port=5555: module parameters with upstream's
+#    names and defaults, IsDeviceManagement in the ports' CapabilityMask.
+#  - targetcli (with a private D-Bus for it) creates a ramdisk (rd_mcp)
+#    and a fileio backstore, a target on vmlx1's port GID with both as
+#    LUNs and an ACL for the initiator; configfs shows upstream's names
+#    (tpgt_1, enable, attrib/srp_*, discovery_auth/rdma_cm_port, the ACL
+#    by port ID); the GUID form of a port name works too; bad names and
+#    values written to the attributes are refused.
+#  - ibsrpdm -c and srp_daemon -o -c print the target line exactly.
+#  - Logins: SRP_LOGIN_RSP values; WRITE(10)/READ(10) with direct and
+#    indirect descriptors, 4 KiB and 64 KiB, on both LUNs, read back byte
+#    for byte; INQUIRY, READ CAPACITY, sense data; ABORT TASK, LUN RESET,
+#    an unknown function; malformed IUs dropped (credits returned) or
+#    answered CHECK CONDITION; relogin and multichannel flags; logout; a
+#    data address outside the initiator's buffer ends the channel.
+#  - Logins refused with the right SRP_LOGIN_REJ reason: initiator not in
+#    the ACL, another target port ID, IU lengths out of range; and any
+#    login while the TPG is disabled.
+#  - targetcli clearconfig, rmmod ib_srpt: the RDMA resources are back to
+#    what they were.  Then again with a session up: rmmod vmlx ends it,
+#    the configfs tree stays until clearconfig, nothing is left.
+#
+# vm-run-options: --smp 2 --timeout 600
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../vm/tap.sh"
+. "$here/../vm/vmlx.sh"
+. "$here/../vm/ipoib.sh"
+
+run=$(mktemp -d)
+dbus_pid=
+cleanup() {
+	opensm_stop
+	[[ -z $dbus_pid ]] || kill "$dbus_pid" 2>/dev/null
+	ip netns pids a 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns del a 2>/dev/null
+	rm -rf "$run"
+}
+trap cleanup EXIT
+
+A=10.40.0.1
+B=10.40.0.2
+PORT=5555
+CFS=/sys/kernel/config/target/srpt
+INIT="/usr/bin/python3 $here/srp_initiator.py"
+
+tcli() { timeout 60 targetcli "$@"; }
+
+vmlx_start --params "num_hcas=2" ib_umad ib_uverbs
+tap_check "modprobe ib_ipoib" modprobe ib_ipoib
+tap_check "modprobe rdma_ucm" modprobe rdma_ucm
+
+# ib0 (vmlx0, the initiator) in namespace a, ib1 (vmlx1, the target) here
+ip netns add a
+ip link set ib0 netns a && ip -n a link set lo up &&
+	ip -n a link set ib0 up && ip -n a addr add $A/24 dev ib0 &&
+	ip link set ib1 up && ip addr add $B/24 dev ib1
+tap_ok $? "ib0 in a ($A), ib1 here ($B), up"
+opensm_start
+wait_carrier a ib0 120 && for _ in $(seq 60); do
+	[[ $(cat /sys/class/net/ib1/carrier 2>/dev/null) == 1 ]] && break
+	sleep 1
+done
+[[ $(cat /sys/class/net/ib1/carrier 2>/dev/null) == 1 ]]
+tap_ok $? "ib0 and ib1: carrier (opensm brought the fabric up)"
+ip netns exec a ping -c 2 -W 5 $B >/dev/null 2>&1
+tap_ok $? "ping $B from a over IPoIB"
+
+# --- the module ---------------------------------------------------------------
+node0=$(tr -d : </sys/class/infiniband/vmlx0/node_guid)
+gid1=$(tr -d : </sys/class/infiniband/vmlx1/ports/1/gids/0)
+guid0=$(port_guid vmlx0)
+cap_before=$(cat /sys/class/infiniband/vmlx1/ports/1/cap_mask)
+res_before_srpt=$(rdma res show 2>&1)
+tap_check "modprobe ib_srpt rdma_cm_port=$PORT" \
+	modprobe ib_srpt rdma_cm_port=$PORT
+P=/sys/module/ib_srpt/parameters
+tap_is "srpt_service_guid: vmlx0's node GUID" "$(cat $P/srpt_service_guid)" \
+	"0x$node0"
+tap_is "srp_max_req_size: 8276" "$(cat $P/srp_max_req_size)" 8276
+tap_is "srpt_srq_size: 4095" "$(cat $P/srpt_srq_size)" 4095
+tap_is "rdma_cm_port: $PORT" "$(cat $P/rdma_cm_port)" $PORT
+SG=$node0
+MAXREQ=$(cat $P/srp_max_req_size)
+cap=$(cat /sys/class/infiniband/vmlx1/ports/1/cap_mask)
+tap_ok "$(((cap & 0x80000) && !(cap_before & 0x80000)); echo $((!$?)))" \
+	"vmlx1 port 1 CapabilityMask: IsDeviceManagement set ($cap_before -> $cap)"
+tap_check_fails "modprobe ib_srpt srp_max_req_size=10: refused" \
+	sh -c "rmmod ib_srpt && modprobe ib_srpt srp_max_req_size=10"
+[[ -d /sys/module/ib_srpt ]] || modprobe ib_srpt rdma_cm_port=$PORT
+tap_check "ib_srpt loaded (again) with rdma_cm_port=$PORT" \
+	test "$(cat $P/rdma_cm_port)" = $PORT
+
+# --- targetcli --------------------------------------------------------------------
+# targetcli asks the system bus for tcmu-runner's handlers: give it one
+mkdir -p "$run/dbus"
+dbus-daemon --config-file=/usr/share/dbus-1/session.conf \
+	--address="unix:path=$run/dbus/bus" --fork --print-pid \
+	>"$run/dbus/pid" 2>"$run/dbus/err"
+dbus_pid=$(cat "$run/dbus/pid")
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$run/dbus/bus"
+tap_ok "$([[ -S $run/dbus/bus ]]; echo $?)" "a private D-Bus for targetcli"
+
+IPID=000000000000000a$guid0
+BADID=00000000000000bb$guid0
+truncate -s 16M "$run/fileio.img"
+tap_check "targetcli: ramdisk (rd_mcp) rd0, 16M" \
+	tcli /backstores/ramdisk create name=rd0 size=16M
+tap_check "targetcli: fileio backstore fio0, 16M" \
+	tcli /backstores/fileio create name=fio0 file_or_dev="$run/fileio.img" size=16M
+tap_check "targetcli: /srpt create ib.$gid1" tcli /srpt create "ib.$gid1"
+T=/srpt/ib.$gid1
+tap_check "targetcli: LUN 0 = rd0" tcli "$T/luns" create /backstores/ramdisk/rd0
+tap_check "targetcli: LUN 1 = fio0" tcli "$T/luns" create /backstores/fileio/fio0
+tap_check "targetcli: ACL ib.$IPID" tcli "$T/acls" create "ib.$IPID"
+out=$(tcli ls / 2>&1)
+tap_diag "$out"
+tap_like "targetcli ls: the srpt target with 2 LUNs and 1 ACL" "$out" \
+	"ib\.$gid1 .*\[(Mapped LUNs|TPGs|ACLs|no-gen-acls).*"
+
+W=$CFS/0x$gid1
+tap_ok "$([[ -d $W/tpgt_1 ]]; echo $?)" "configfs: srpt/0x<port GID>/tpgt_1"
+tap_is "configfs: tpgt_1/enable" "$(cat $W/tpgt_1/enable 2>&1)" 1
+tap_is "configfs: attrib srp_max_rdma_size srp_max_rsp_size srp_sq_size use_srq" \
+	"$(cat $W/tpgt_1/attrib/{srp_max_rdma_size,srp_max_rsp_size,srp_sq_size,use_srq} 2>&1 | tr '\n' ' ')" \
+	"65536 256 4096 0 "
+tap_is "configfs: discovery_auth/rdma_cm_port" \
+	"$(cat $CFS/discovery_auth/rdma_cm_port 2>&1)" $PORT
+tap_ok "$([[ -d $W/tpgt_1/acls/0x$IPID/lun_0 && -d $W/tpgt_1/acls/0x$IPID/lun_1 ]]; echo $?)" \
+	"configfs: acls/0x<initiator port ID> with lun_0 and lun_1"
+tap_ok "$([[ -L $W/tpgt_1/lun/lun_0/$(ls $W/tpgt_1/lun/lun_0 | grep -m1 -v alua) ]]; echo $?)" \
+	"configfs: lun/lun_0 linked to a backstore"
+tap_is "configfs: srpt/0x<port GID>/version (empty, as upstream's)" \
+	"$(cat $W/version 2>&1)" ""
+
+g=$(printf '%s' "$guid0" | sed 's/..../&:/g; s/:$//')
+tap_check "configfs: mkdir srpt/$g (vmlx0 port GUID form)" mkdir "$CFS/$g"
+tap_check "configfs: rmdir srpt/$g" rmdir "$CFS/$g"
+tap_check_fails "configfs: mkdir srpt/0x1234 (no such port): refused" mkdir "$CFS/0x1234"
+tap_check_fails "configfs: mkdir a second srpt/0x<GID>: refused" \
+	mkdir "$CFS/0X$gid1"
+for bad in "srp_max_rsp_size 10" "srp_max_rsp_size 4096" "srp_sq_size 3" \
+	   "srp_sq_size abc" "srp_max_rdma_size 0" "use_srq 1" "use_srq 7"; do
+	set -- $bad
+	tap_check_fails "configfs: attrib/$1 <- '$2': refused" \
+		sh -c "echo $2 >$W/tpgt_1/attrib/$1"
+done
+tap_check_fails "configfs: rdma_cm_port <- 70000: refused" \
+	sh -c "echo 70000 >$CFS/discovery_auth/rdma_cm_port"
+tap_check_fails "configfs: ACL named 'xyz': refused" \
+	mkdir "$W/tpgt_1/acls/xyz"
+tap_is "configfs: attributes unchanged" \
+	"$(cat $W/tpgt_1/attrib/{srp_max_rdma_size,srp_max_rsp_size,srp_sq_size,use_srq} $CFS/discovery_auth/rdma_cm_port 2>&1 | tr '\n' ' ')" \
+	"65536 256 4096 0 $PORT "
+
+# --- discovery ---------------------------------------------------------------------
+line="id_ext=$SG,ioc_guid=$SG,dgid=$gid1,pkey=ffff,service_id=$SG"
+tap_diag "expected: $line"
+for _ in $(seq 30); do
+	out=$(timeout 30 ibsrpdm -c 2>&1)
+	grep -qx "$line" <<<"$out" && break
+	sleep 1
+done
+tap_diag "ibsrpdm -c:" "$out"
+tap_ok "$(grep -qx "$line" <<<"$out"; echo $?)" "ibsrpdm -c prints the target line"
+umad=$(basename "$(ls -d /sys/class/infiniband_mad/umad* | while read -r d; do
+	[[ $(cat "$d/ibdev") == vmlx0 && $(cat "$d/port") == 1 ]] && echo "$d"; done)")
+out=$(timeout 60 srp_daemon -o -c -d "/dev/infiniband/$umad" 2>&1)
+tap_diag "srp_daemon -o -c -d /dev/infiniband/$umad:" "$out"
+tap_ok "$(grep -qx "$line" <<<"$out"; echo $?)" \
+	"srp_daemon -o -c -d /dev/infiniband/$umad prints the target line"
+
+# --- logins and I/O ----------------------------------------------------------------------
+tap_checker "initiator (RDMA CM to $B:$PORT): login, I/O, TMRs, bad IUs" \
+	ip netns exec a timeout 180 $INIT io $B $PORT "$SG" "$IPID" "$MAXREQ"
+tap_checker "initiator not in the ACL and bad login requests: refused" \
+	ip netns exec a timeout 60 $INIT reject $B $PORT "$SG" "$BADID" "$MAXREQ"
+tap_check "configfs: tpgt_1/enable <- 0" sh -c "echo 0 >$W/tpgt_1/enable"
+tap_checker --prefix "TPG disabled: " "login to the disabled TPG: refused" \
+	ip netns exec a timeout 60 $INIT refused $B $PORT "$SG" "$IPID" \
+	"$MAXREQ" 0x10001
+tap_check "configfs: tpgt_1/enable <- 1" sh -c "echo 1 >$W/tpgt_1/enable"
+dmesg | grep -i "ib_srpt" | tail -n 20 | sed 's/^/# /'
+
+# --- clearconfig, rmmod ----------------------------------------------------------------------
+wait_cm_ids 1
+tap_is "RDMA CM ids: only the listener left" "$(cm_ids)" 1
+tap_check "targetcli clearconfig" tcli clearconfig confirm=True
+tap_ok "$([[ -z $(ls $CFS 2>/dev/null | grep -v discovery_auth) ]]; echo $?)" \
+	"configfs: no srpt WWN left"
+tap_check "rmmod ib_srpt" rmmod ib_srpt
+cap=$(cat /sys/class/infiniband/vmlx1/ports/1/cap_mask)
+tap_ok "$(((cap & 0x80000) == 0); echo $((!$?)))" \
+	"IsDeviceManagement cleared ($cap)"
+tap_is "rdma res: back to what it was before ib_srpt" \
+	"$(rdma res show 2>&1)" "$res_before_srpt"
+
+# --- the HCA goes away under a session -----------------------------------------------------
+tap_check "modprobe ib_srpt rdma_cm_port=$PORT (again)" \
+	modprobe ib_srpt rdma_cm_port=$PORT
+tap_check "targetcli: rd1, target, LUN, ACL" sh -c "
+	targetcli /backstores/ramdisk create name=rd1 size=4M &&
+	targetcli /srpt create ib.$gid1 &&
+	targetcli $T/luns create /backstores/ramdisk/rd1 &&
+	targetcli $T/acls create ib.$IPID"
+ip netns exec a timeout 120 $INIT hold $B $PORT "$SG" "$IPID" "$MAXREQ" \
+	>"$run/hold" 2>&1 &
+hold_pid=$!
+for _ in $(seq 120); do
+	grep -q "^# logged in" "$run/hold" && break
+	kill -0 $hold_pid 2>/dev/null || break
+	sleep 0.5
+done
+tap_ok "$(grep -q "^# logged in" "$run/hold"; echo $?)" \
+	"initiator logged in and holds its session"
+opensm_stop
+tap_check "rmmod vmlx under the session" timeout 120 rmmod vmlx
+wait $hold_pid
+rc=$?
+tap_results "hold: " <"$run/hold"
+tap_is "initiator: exit 0" "$rc" 0
+tap_ok "$([[ -d $W/tpgt_1 ]]; echo $?)" \
+	"configfs: the target stays without its HCA"
+tap_check "targetcli clearconfig (HCA gone)" tcli clearconfig confirm=True
+tap_check "rmmod ib_srpt" rmmod ib_srpt
+tap_is "rdma res: nothing" "$(rdma res show 2>&1)" ""
+tap_done
