@@ -518,6 +518,8 @@ int srpt_ib_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)
 
 	switch (ev->event) {
 	case IB_CM_REQ_RECEIVED:
+		if (!ev->private_data)
+			return -EINVAL;
 		return srpt_ib_cm_req_recv(cm_id, &ev->param.req_rcvd,
 					   ev->private_data);
 	case IB_CM_RTU_RECEIVED:

@@ -368,7 +368,8 @@ err:
 	ioctx->n_rdma = 0;
 	*dir = DMA_NONE;
 	*data_len = 0;
-	return ret == -ENOMEM ? TCM_OUT_OF_RESOURCES : TCM_INVALID_CDB_FIELD;
+	return ret == -ENOMEM || ret == -EAGAIN ? TCM_OUT_OF_RESOURCES :
+						  TCM_INVALID_CDB_FIELD;
 }
 
 static int srpt_task_attr(u8 attr)
