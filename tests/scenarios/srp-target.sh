@@ -22,6 +22,8 @@
 #    an unknown function; malformed IUs dropped (credits returned) or
 #    answered CHECK CONDITION; relogin and multichannel flags; logout; a
 #    data address outside the initiator's buffer ends the channel.
+#  - An IB CM login (ib_verbs_test "cm srp"): SRP_LOGIN_RSP in the REP,
+#    a command, DREQ/DREP.
 #  - Logins refused with the right SRP_LOGIN_REJ reason: initiator not in
 #    the ACL, another target port ID, IU lengths out of range; and any
 #    login while the TPG is disabled.
@@ -35,6 +37,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
 . "$here/../vm/ipoib.sh"
+. "$here/../kmod/vt.sh"
 
 run=$(mktemp -d)
 dbus_pid=
@@ -122,6 +125,8 @@ T=/srpt/ib.$gid1
 tap_check "targetcli: LUN 0 = rd0" tcli "$T/luns" create /backstores/ramdisk/rd0
 tap_check "targetcli: LUN 1 = fio0" tcli "$T/luns" create /backstores/fileio/fio0
 tap_check "targetcli: ACL ib.$IPID" tcli "$T/acls" create "ib.$IPID"
+KID=0000000000000000$guid0
+tap_check "targetcli: ACL ib.$KID (the IB CM login)" tcli "$T/acls" create "ib.$KID"
 out=$(tcli ls / 2>&1)
 tap_diag "$out"
 tap_like "targetcli ls: the srpt target with 2 LUNs and 1 ACL" "$out" \
@@ -184,6 +189,11 @@ tap_checker "initiator (RDMA CM to $B:$PORT): login, I/O, TMRs, bad IUs" \
 	ip netns exec a timeout 180 $INIT io $B $PORT "$SG" "$IPID" "$MAXREQ"
 tap_checker "initiator not in the ACL and bad login requests: refused" \
 	ip netns exec a timeout 60 $INIT reject $B $PORT "$SG" "$BADID" "$MAXREQ"
+# the IB CM: ib_verbs_test logs in from vmlx0 as ib_srp would
+tap_check "modprobe ib_verbs_test" modprobe ib_verbs_test
+vt_run cm srp
+tap_check "rmmod ib_verbs_test" rmmod ib_verbs_test
+
 tap_check "configfs: tpgt_1/enable <- 0" sh -c "echo 0 >$W/tpgt_1/enable"
 tap_checker --prefix "TPG disabled: " "login to the disabled TPG: refused" \
 	ip netns exec a timeout 60 $INIT refused $B $PORT "$SG" "$IPID" \
