@@ -97,11 +97,14 @@ MAXREQ=$(cat $P/srp_max_req_size)
 cap=$(cat /sys/class/infiniband/vmlx1/ports/1/cap_mask)
 tap_ok "$(((cap & 0x80000) && !(cap_before & 0x80000)); echo $((!$?)))" \
 	"vmlx1 port 1 CapabilityMask: IsDeviceManagement set ($cap_before -> $cap)"
-tap_check_fails "modprobe ib_srpt srp_max_req_size=10: refused" \
-	sh -c "rmmod ib_srpt && modprobe ib_srpt srp_max_req_size=10"
-[[ -d /sys/module/ib_srpt ]] || modprobe ib_srpt rdma_cm_port=$PORT
-tap_check "ib_srpt loaded (again) with rdma_cm_port=$PORT" \
-	test "$(cat $P/rdma_cm_port)" = $PORT
+tap_check "rmmod ib_srpt (nothing configured)" rmmod ib_srpt
+for bad in srp_max_req_size=10 srp_max_req_size=70000 srpt_srq_size=1 \
+	   srpt_sq_size=8 srp_max_rsp_size=20 use_srq=1 rdma_cm_port=99999; do
+	tap_check_fails "modprobe ib_srpt $bad: refused" modprobe ib_srpt $bad
+done
+tap_check "modprobe ib_srpt rdma_cm_port=$PORT dyndbg=+p" \
+	modprobe ib_srpt rdma_cm_port=$PORT dyndbg=+p
+tap_is "rdma_cm_port: $PORT" "$(cat $P/rdma_cm_port 2>&1)" $PORT
 
 # --- targetcli --------------------------------------------------------------------
 # targetcli asks the system bus for tcmu-runner's handlers: give it one
