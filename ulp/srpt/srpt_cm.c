@@ -192,7 +192,8 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 	u32 sq_size = ch->sq_size;
 	int ret;
 
-	ch->cq = ib_alloc_cq(sdev->device, ch, ch->rq_size + sq_size, 0,
+	/* Room for ib_drain_qp()'s two markers too. */
+	ch->cq = ib_alloc_cq(sdev->device, ch, ch->rq_size + sq_size + 2, 0,
 			     IB_POLL_WORKQUEUE);
 	if (IS_ERR(ch->cq)) {
 		ret = PTR_ERR(ch->cq);
@@ -207,7 +208,7 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.qp_type = IB_QPT_RC;
 	init.port_num = ch->sport->port;
-	init.cap.max_recv_wr = ch->rq_size;
+	init.cap.max_recv_wr = ch->rq_size + 1;
 	init.cap.max_recv_sge = 1;
 	init.cap.max_send_sge = min_t(u32, attrs->max_send_sge, 16);
 	for (;;) {
@@ -227,7 +228,8 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 			goto err_cq;
 		sq_size /= 2;
 	}
-	ch->sq_size = init.cap.max_send_wr;
+	/* One entry stays free for the drain's marker. */
+	ch->sq_size = init.cap.max_send_wr - 1;
 	atomic_set(&ch->sq_wr_avail, ch->sq_size);
 	return 0;
 
