@@ -173,8 +173,8 @@ tap_is "configfs: attributes unchanged" \
 # --- discovery ---------------------------------------------------------------------
 line="id_ext=$SG,ioc_guid=$SG,dgid=$gid1,pkey=ffff,service_id=$SG"
 tap_diag "expected: $line"
-for _ in $(seq 30); do
-	out=$(timeout 30 ibsrpdm -c 2>&1)
+for _ in $(seq 20); do
+	out=$(timeout 10 ibsrpdm -c 2>&1)
 	grep -qx "$line" <<<"$out" && break
 	sleep 1
 done
