@@ -95,7 +95,7 @@ tap_is "rdma_cm_port: $PORT" "$(cat $P/rdma_cm_port)" $PORT
 SG=$node0
 MAXREQ=$(cat $P/srp_max_req_size)
 cap=$(cat /sys/class/infiniband/vmlx1/ports/1/cap_mask)
-tap_ok "$(((cap & 0x80000) && !(cap_before & 0x80000)); echo $?)" \
+tap_ok "$( (((cap & 0x80000) && !(cap_before & 0x80000))); echo $?)" \
 	"vmlx1 port 1 CapabilityMask: IsDeviceManagement set ($cap_before -> $cap)"
 tap_check "rmmod ib_srpt (nothing configured)" rmmod ib_srpt
 for bad in srp_max_req_size=10 srp_max_req_size=70000 srpt_srq_size=1 \
@@ -218,7 +218,7 @@ tap_ok "$([[ -z $(ls $CFS 2>/dev/null | grep -v discovery_auth) ]]; echo $?)" \
 	"configfs: no srpt WWN left"
 tap_check "rmmod ib_srpt" rmmod ib_srpt
 cap=$(cat /sys/class/infiniband/vmlx1/ports/1/cap_mask)
-tap_ok "$(((cap & 0x80000) == 0); echo $?)" \
+tap_ok "$( (((cap & 0x80000) == 0)); echo $?)" \
 	"IsDeviceManagement cleared ($cap)"
 tap_is "rdma res: back to what it was before ib_srpt" \
 	"$(rdma res show 2>&1)" "$res_before_srpt"
