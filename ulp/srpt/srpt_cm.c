@@ -100,9 +100,10 @@ static void srpt_release_work(struct work_struct *work)
 		rdma_destroy_id(ch->rdma_cm_id);
 		ch->rdma_cm_id = NULL;
 	} else {
+		/* The QP first: its events use the CM identifier. */
+		ib_destroy_qp(ch->qp);
 		ib_destroy_cm_id(ch->ib_cm_id);
 		ch->ib_cm_id = NULL;
-		ib_destroy_qp(ch->qp);
 	}
 	mutex_unlock(&ch->cm_mutex);
 	ch->qp = NULL;
