@@ -28,8 +28,9 @@
 #    the ACL, another target port ID, IU lengths out of range; and any
 #    login while the TPG is disabled.
 #  - targetcli clearconfig, rmmod ib_srpt: the RDMA resources are back to
-#    what they were.  Then again with a session up: rmmod vmlx ends it,
-#    the configfs tree stays until clearconfig, nothing is left.
+#    what they were.  Then again with use_srq=1 (the I/O tests over the
+#    HCA's shared receive queue), and with a session up: rmmod vmlx ends
+#    it, the configfs tree stays until clearconfig, nothing is left.
 #
 # vm-run-options: --smp 2 --timeout 600
 set -u
@@ -99,7 +100,7 @@ tap_ok "$( (((cap & 0x80000) && !(cap_before & 0x80000))); echo $?)" \
 	"vmlx1 port 1 CapabilityMask: IsDeviceManagement set ($cap_before -> $cap)"
 tap_check "rmmod ib_srpt (nothing configured)" rmmod ib_srpt
 for bad in srp_max_req_size=10 srp_max_req_size=70000 srpt_srq_size=1 \
-	   srpt_sq_size=8 srp_max_rsp_size=20 use_srq=1 rdma_cm_port=99999; do
+	   srpt_sq_size=8 srp_max_rsp_size=20 use_srq=2 rdma_cm_port=99999; do
 	tap_check_fails "modprobe ib_srpt $bad: refused" modprobe ib_srpt $bad
 done
 tap_check "modprobe ib_srpt rdma_cm_port=$PORT dyndbg=+p" \
@@ -223,14 +224,21 @@ tap_ok "$( (((cap & 0x80000) == 0)); echo $?)" \
 tap_is "rdma res: back to what it was before ib_srpt" \
 	"$(rdma res show 2>&1)" "$res_before_srpt"
 
-# --- the HCA goes away under a session -----------------------------------------------------
-tap_check "modprobe ib_srpt rdma_cm_port=$PORT (again)" \
-	modprobe ib_srpt rdma_cm_port=$PORT
-tap_check "targetcli: rd1, target, LUN, ACL" sh -c "
-	targetcli /backstores/ramdisk create name=rd1 size=4M &&
+# --- a shared receive queue, then the HCA goes away under a session ---------------
+tap_check "modprobe ib_srpt use_srq=1 srpt_srq_size=64 rdma_cm_port=$PORT" \
+	modprobe ib_srpt use_srq=1 srpt_srq_size=64 rdma_cm_port=$PORT
+tap_check "targetcli: rd0, fio0, target, LUNs, ACL again" sh -c "
+	targetcli /backstores/ramdisk create name=rd0 size=16M &&
+	targetcli /backstores/fileio create name=fio0 file_or_dev=$run/fileio.img &&
 	targetcli /srpt create ib.$gid1 &&
-	targetcli $T/luns create /backstores/ramdisk/rd1 &&
+	targetcli $T/luns create /backstores/ramdisk/rd0 &&
+	targetcli $T/luns create /backstores/fileio/fio0 &&
 	targetcli $T/acls create ib.$IPID"
+tap_is "configfs: attrib/use_srq 1" "$(cat $W/tpgt_1/attrib/use_srq 2>&1)" 1
+tap_check_fails "configfs: attrib/use_srq <- 0 (chosen at load): refused" \
+	sh -c "echo 0 >$W/tpgt_1/attrib/use_srq"
+tap_checker --prefix "SRQ: " "initiator with use_srq=1: login, I/O, TMRs, bad IUs" \
+	ip netns exec a timeout 180 $INIT io $B $PORT "$SG" "$IPID" "$MAXREQ"
 ip netns exec a timeout 120 $INIT hold $B $PORT "$SG" "$IPID" "$MAXREQ" \
 	>"$run/hold" 2>&1 &
 hold_pid=$!

@@ -187,7 +187,7 @@ struct srpt_svc_entry {
  * @srp_max_rdma_size: largest RDMA transfer advertised
  * @srp_max_rsp_size: largest SRP_RSP sent (sense data is cut to fit)
  * @srp_sq_size: send queue entries of a channel
- * @use_srq: always false: channels have receive queues of their own
+ * @use_srq: the device's channels share its SRQ (chosen at module load)
  */
 struct srpt_port_attrib {
 	u32 srp_max_rdma_size;
@@ -266,6 +266,9 @@ struct srpt_port {
  * @device: the ib_device; NULL once removed (srpt_dev_lock)
  * @pd: protection domain of every channel
  * @cm_id: IB CM listener on the service ID
+ * @srq: the shared receive queue of every channel, with use_srq=1
+ * @srq_size: its receive buffers
+ * @srq_ring: the buffers
  * @event_handler: port events
  * @list: in srpt_dev_list
  * @port_cnt: ports in @port
@@ -276,6 +279,9 @@ struct srpt_device {
 	struct ib_device *device;
 	struct ib_pd *pd;
 	struct ib_cm_id *cm_id;
+	struct ib_srq *srq;
+	u32 srq_size;
+	struct srpt_recv_ioctx **srq_ring;
 	struct ib_event_handler event_handler;
 	struct list_head list;
 	u32 port_cnt;
@@ -392,6 +398,7 @@ struct srpt_send_ioctx {
  *	a DREQ is sent from outside the CM's handlers
  * @ib_cm_id: IB CM identifier (IB CM logins)
  * @rdma_cm_id: RDMA CM identifier (RDMA CM logins)
+ * @srq: the device's SRQ, or NULL: receive buffers of the channel's own
  * @cq: send and receive completions
  * @qp: the RC QP
  * @sq_wr_avail: send queue entries free
@@ -404,7 +411,7 @@ struct srpt_send_ioctx {
  * @req_lim_delta: credits to return in the next response
  * @cmd_wait_list: receive contexts waiting for a send context
  * @ioctx_ring: the send contexts, @rq_size of them
- * @ioctx_recv_ring: the receive contexts, @rq_size of them
+ * @ioctx_recv_ring: the receive contexts, @rq_size of them (none with @srq)
  * @list: in the port's ch_list
  * @sess: LIO session
  * @i_port_id: initiator port identifier of the login
@@ -419,6 +426,7 @@ struct srpt_rdma_ch {
 	struct mutex cm_mutex;		/* ib_cm_id, rdma_cm_id */
 	struct ib_cm_id *ib_cm_id;
 	struct rdma_cm_id *rdma_cm_id;
+	struct ib_srq *srq;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	atomic_t sq_wr_avail;
@@ -469,6 +477,9 @@ void srpt_set_enabled(struct srpt_port *sport, bool enabled);
 bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new);
 
 /* srpt_io.c */
+int srpt_alloc_srq(struct srpt_device *sdev, u32 size);
+void srpt_free_srq(struct srpt_device *sdev);
+void srpt_release_wait_list(struct srpt_rdma_ch *ch);
 int srpt_alloc_ch_ioctxs(struct srpt_rdma_ch *ch, u32 max_req);
 void srpt_free_ch_ioctxs(struct srpt_rdma_ch *ch);
 int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx);

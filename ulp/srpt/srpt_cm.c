@@ -87,6 +87,7 @@ static void srpt_release_work(struct work_struct *work)
 	struct srpt_port *sport = ch->sport;
 
 	ib_drain_qp(ch->qp);
+	srpt_release_wait_list(ch);
 	if (ch->sess) {
 		target_stop_session(ch->sess);
 		target_wait_for_sess_cmds(ch->sess);
@@ -209,8 +210,12 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.qp_type = IB_QPT_RC;
 	init.port_num = ch->sport->port;
-	init.cap.max_recv_wr = ch->rq_size + 1;
-	init.cap.max_recv_sge = 1;
+	if (ch->srq) {
+		init.srq = ch->srq;
+	} else {
+		init.cap.max_recv_wr = ch->rq_size + 1;
+		init.cap.max_recv_sge = 1;
+	}
 	init.cap.max_send_sge = min_t(u32, attrs->max_send_sge, 16);
 	for (;;) {
 		init.cap.max_send_wr = min_t(u32, sq_size / 2,
@@ -357,7 +362,7 @@ static u32 srpt_login(struct srpt_port *sport, struct srpt_rdma_ch *ch,
 		goto err_ioctx;
 	if (!ch->using_rdma_cm && srpt_ib_cm_qp_to(ch, IB_QPS_INIT, psn))
 		goto err_ib;
-	for (i = 0; i < ch->rq_size; i++)
+	for (i = 0; !ch->srq && i < ch->rq_size; i++)
 		if (srpt_post_recv(ch, ch->ioctx_recv_ring[i]))
 			goto err_ib;
 	ret = srpt_setup_session(ch);
@@ -419,6 +424,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport)
 	if (!ch)
 		return NULL;
 	ch->sport = sport;
+	ch->srq = sport->sdev->srq;
 	spin_lock_init(&ch->lock);
 	mutex_init(&ch->cm_mutex);
 	INIT_LIST_HEAD(&ch->cmd_wait_list);

@@ -192,14 +192,15 @@ static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 					     const char *page, size_t count)
 {
+	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
 	bool val;
 	int ret;
 
 	ret = kstrtobool(page, &val);
 	if (ret)
 		return ret;
-	/* Channels have receive queues of their own; SRQs are not done. */
-	return val ? -EOPNOTSUPP : count;
+	/* The SRQ is made when the device is added (module parameter). */
+	return val == sport->port_attrib.use_srq ? count : -EBUSY;
 }
 
 CONFIGFS_ATTR(srpt_tpg_attrib_, srp_max_rdma_size);

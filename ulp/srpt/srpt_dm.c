@@ -49,7 +49,9 @@ static u16 srpt_dm_ioc_profile(struct srpt_port *sport, u32 slot,
 	iocp->io_subclass = cpu_to_be16(SRPT_IO_SUBCLASS);
 	iocp->protocol = cpu_to_be16(SRPT_PROTOCOL);
 	iocp->protocol_version = cpu_to_be16(SRPT_PROTOCOL_VERSION);
-	iocp->send_queue_depth = cpu_to_be16(min_t(u32, SRPT_MAX_RQ_SIZE,
+	iocp->send_queue_depth = cpu_to_be16(sport->sdev->srq ?
+					     sport->sdev->srq_size :
+					     min_t(u32, SRPT_MAX_RQ_SIZE,
 						   attrs->max_qp_wr));
 	iocp->rdma_read_depth = SRPT_RDMA_READ_DEPTH;
 	iocp->send_size = cpu_to_be32(srp_max_req_size);

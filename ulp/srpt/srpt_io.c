@@ -51,6 +51,117 @@ static void srpt_drop_iu(struct srpt_rdma_ch *ch, const char *why)
 	pr_debug("%s: dropped an IU: %s\n", ch->sess_name, why);
 }
 
+static struct srpt_recv_ioctx *srpt_alloc_recv_ioctx(struct ib_device *dev,
+						     u32 size)
+{
+	struct srpt_recv_ioctx *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return NULL;
+	r->cqe.done = srpt_recv_done;
+	INIT_LIST_HEAD(&r->wait_list);
+	r->buf = kzalloc(size, GFP_KERNEL);
+	if (!r->buf)
+		goto err;
+	r->dma = ib_dma_map_single(dev, r->buf, size, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(dev, r->dma)) {
+		kfree(r->buf);
+		goto err;
+	}
+	return r;
+err:
+	kfree(r);
+	return NULL;
+}
+
+static void srpt_free_recv_ioctx(struct ib_device *dev,
+				 struct srpt_recv_ioctx *r)
+{
+	if (!r)
+		return;
+	ib_dma_unmap_single(dev, r->dma, srp_max_req_size, DMA_FROM_DEVICE);
+	kfree(r->buf);
+	kfree(r);
+}
+
+static int __srpt_post_recv(struct ib_pd *pd, struct ib_qp *qp,
+			    struct ib_srq *srq, struct srpt_recv_ioctx *ioctx)
+{
+	struct ib_sge sge = {
+		.addr = ioctx->dma,
+		.length = srp_max_req_size,
+		.lkey = pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &ioctx->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return srq ? ib_post_srq_recv(srq, &wr, NULL) :
+		     ib_post_recv(qp, &wr, NULL);
+}
+
+/**
+ * srpt_alloc_srq() - give a device the SRQ its channels share
+ * @sdev: the device
+ * @size: receive buffers
+ *
+ * Return: 0 or a negative errno, with nothing left allocated.
+ */
+int srpt_alloc_srq(struct srpt_device *sdev, u32 size)
+{
+	struct ib_srq_init_attr init = {
+		.attr.max_wr = size,
+		.attr.max_sge = 1,
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_device *dev = sdev->device;
+	u32 i;
+
+	sdev->srq_ring = kcalloc(size, sizeof(*sdev->srq_ring), GFP_KERNEL);
+	if (!sdev->srq_ring)
+		return -ENOMEM;
+	sdev->srq = ib_create_srq(sdev->pd, &init);
+	if (IS_ERR(sdev->srq)) {
+		int ret = PTR_ERR(sdev->srq);
+
+		sdev->srq = NULL;
+		kfree(sdev->srq_ring);
+		sdev->srq_ring = NULL;
+		return ret;
+	}
+	sdev->srq_size = size;
+	for (i = 0; i < size; i++) {
+		sdev->srq_ring[i] = srpt_alloc_recv_ioctx(dev, srp_max_req_size);
+		if (!sdev->srq_ring[i] ||
+		    __srpt_post_recv(sdev->pd, NULL, sdev->srq,
+				     sdev->srq_ring[i])) {
+			srpt_free_srq(sdev);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
+ * srpt_free_srq() - destroy a device's SRQ and its buffers
+ * @sdev: the device; no channel uses the SRQ any more
+ */
+void srpt_free_srq(struct srpt_device *sdev)
+{
+	u32 i;
+
+	if (!sdev->srq)
+		return;
+	ib_destroy_srq(sdev->srq);
+	for (i = 0; i < sdev->srq_size; i++)
+		srpt_free_recv_ioctx(sdev->device, sdev->srq_ring[i]);
+	kfree(sdev->srq_ring);
+	sdev->srq_ring = NULL;
+	sdev->srq = NULL;
+}
+
 /**
  * srpt_alloc_ch_ioctxs() - allocate the I/O contexts of a channel
  * @ch: the channel, with rq_size and max_rsp_size set
@@ -66,14 +177,18 @@ int srpt_alloc_ch_ioctxs(struct srpt_rdma_ch *ch, u32 max_req)
 
 	ch->ioctx_ring = kcalloc(ch->rq_size, sizeof(*ch->ioctx_ring),
 				 GFP_KERNEL);
-	ch->ioctx_recv_ring = kcalloc(ch->rq_size,
-				      sizeof(*ch->ioctx_recv_ring), GFP_KERNEL);
-	if (!ch->ioctx_ring || !ch->ioctx_recv_ring)
+	if (!ch->ioctx_ring)
 		return -ENOMEM;
+	if (!ch->srq) {
+		ch->ioctx_recv_ring = kcalloc(ch->rq_size,
+					      sizeof(*ch->ioctx_recv_ring),
+					      GFP_KERNEL);
+		if (!ch->ioctx_recv_ring)
+			return -ENOMEM;
+	}
 
 	for (i = 0; i < ch->rq_size; i++) {
 		struct srpt_send_ioctx *s;
-		struct srpt_recv_ioctx *r;
 
 		s = kzalloc(sizeof(*s), GFP_KERNEL);
 		if (!s)
@@ -93,22 +208,11 @@ int srpt_alloc_ch_ioctxs(struct srpt_rdma_ch *ch, u32 max_req)
 			return -ENOMEM;
 		}
 
-		r = kzalloc(sizeof(*r), GFP_KERNEL);
-		if (!r)
+		if (ch->srq)
+			continue;
+		ch->ioctx_recv_ring[i] = srpt_alloc_recv_ioctx(dev, max_req);
+		if (!ch->ioctx_recv_ring[i])
 			return -ENOMEM;
-		ch->ioctx_recv_ring[i] = r;
-		r->cqe.done = srpt_recv_done;
-		INIT_LIST_HEAD(&r->wait_list);
-		r->buf = kzalloc(max_req, GFP_KERNEL);
-		if (!r->buf)
-			return -ENOMEM;
-		r->dma = ib_dma_map_single(dev, r->buf, max_req,
-					   DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(dev, r->dma)) {
-			kfree(r->buf);
-			r->buf = NULL;
-			return -ENOMEM;
-		}
 	}
 	return 0;
 }
@@ -125,8 +229,6 @@ void srpt_free_ch_ioctxs(struct srpt_rdma_ch *ch)
 	for (i = 0; i < ch->rq_size; i++) {
 		struct srpt_send_ioctx *s = ch->ioctx_ring ?
 					    ch->ioctx_ring[i] : NULL;
-		struct srpt_recv_ioctx *r = ch->ioctx_recv_ring ?
-					    ch->ioctx_recv_ring[i] : NULL;
 
 		if (s && s->buf) {
 			ib_dma_unmap_single(dev, s->dma, ch->max_rsp_size,
@@ -134,12 +236,8 @@ void srpt_free_ch_ioctxs(struct srpt_rdma_ch *ch)
 			kfree(s->buf);
 		}
 		kfree(s);
-		if (r && r->buf) {
-			ib_dma_unmap_single(dev, r->dma, srp_max_req_size,
-					    DMA_FROM_DEVICE);
-			kfree(r->buf);
-		}
-		kfree(r);
+		if (ch->ioctx_recv_ring)
+			srpt_free_recv_ioctx(dev, ch->ioctx_recv_ring[i]);
 	}
 	kfree(ch->ioctx_ring);
 	kfree(ch->ioctx_recv_ring);
@@ -148,7 +246,7 @@ void srpt_free_ch_ioctxs(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_post_recv() - give a receive buffer to the QP
+ * srpt_post_recv() - give a receive buffer to the QP, or back to the SRQ
  * @ch: the channel
  * @ioctx: the buffer
  *
@@ -156,18 +254,7 @@ void srpt_free_ch_ioctxs(struct srpt_rdma_ch *ch)
  */
 int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx)
 {
-	struct ib_sge sge = {
-		.addr = ioctx->dma,
-		.length = srp_max_req_size,
-		.lkey = ch->sport->sdev->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe = &ioctx->cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-
-	return ib_post_recv(ch->qp, &wr, NULL);
+	return __srpt_post_recv(ch->sport->sdev->pd, ch->qp, ch->srq, ioctx);
 }
 
 static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
@@ -488,6 +575,8 @@ static bool srpt_handle_iu(struct srpt_rdma_ch *ch,
 	case SRP_I_LOGOUT:
 		pr_info("%s: initiator logout\n", ch->sess_name);
 		srpt_disconnect_ch(ch);
+		if (ch->srq)
+			goto repost;
 		return true;
 	default:
 		srpt_drop_iu(ch, "unexpected opcode");
@@ -508,6 +597,26 @@ repost:
 	if (srpt_post_recv(ch, recv))
 		pr_debug("%s: receive buffer not reposted\n", ch->sess_name);
 	return true;
+}
+
+/**
+ * srpt_release_wait_list() - give back what waits on a dead channel
+ * @ch: the channel, drained
+ *
+ * Receive buffers of the channel's own go with it; those of the SRQ go
+ * back to the SRQ.
+ */
+void srpt_release_wait_list(struct srpt_rdma_ch *ch)
+{
+	struct srpt_recv_ioctx *recv, *tmp;
+
+	spin_lock_bh(&ch->lock);
+	list_for_each_entry_safe(recv, tmp, &ch->cmd_wait_list, wait_list) {
+		list_del_init(&recv->wait_list);
+		if (ch->srq)
+			srpt_post_recv(ch, recv);
+	}
+	spin_unlock_bh(&ch->lock);
 }
 
 /**
@@ -553,6 +662,9 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS) {
 		srpt_wc_error(ch, wc, "receive");
+		/* An SRQ's buffer is the device's: it goes back. */
+		if (ch->srq && wc->status != IB_WC_WR_FLUSH_ERR)
+			srpt_post_recv(ch, recv);
 		return;
 	}
 	recv->byte_len = wc->byte_len;
@@ -565,6 +677,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (ch->state != CH_LIVE) {
 		spin_unlock_bh(&ch->lock);
+		if (ch->srq)
+			srpt_post_recv(ch, recv);
 		return;
 	}
 	list_add_tail(&recv->wait_list, &ch->cmd_wait_list);

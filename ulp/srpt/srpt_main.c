@@ -37,7 +37,7 @@ MODULE_PARM_DESC(srp_max_req_size,
 static int srpt_srq_size = SRPT_DEF_SRQ_SIZE;
 module_param(srpt_srq_size, int, 0444);
 MODULE_PARM_DESC(srpt_srq_size,
-		 "Shared receive queue (SRQ) size (checked; SRQs are not used).");
+		 "Shared receive queue (SRQ) size.");
 
 static unsigned int srpt_sq_size = SRPT_DEF_SQ_SIZE;
 module_param(srpt_sq_size, uint, 0444);
@@ -52,7 +52,7 @@ MODULE_PARM_DESC(srp_max_rsp_size,
 static bool use_srq;
 module_param(use_srq, bool, 0444);
 MODULE_PARM_DESC(use_srq,
-		 "Use a shared receive queue (not supported: must be 0).");
+		 "Channels share one receive queue of srpt_srq_size buffers per HCA.");
 
 u64 srpt_service_guid;
 
@@ -306,6 +306,13 @@ static int srpt_add_one(struct ib_device *device)
 		goto err_free;
 	}
 
+	if (use_srq) {
+		ret = srpt_alloc_srq(sdev, min_t(u32, srpt_srq_size,
+						 device->attrs.max_srq_wr));
+		if (ret)
+			goto err_pd;
+	}
+
 	spin_lock(&srpt_dev_lock);
 	if (!srpt_service_guid)
 		srpt_service_guid = be64_to_cpu(device->node_guid);
@@ -314,7 +321,7 @@ static int srpt_add_one(struct ib_device *device)
 	sdev->cm_id = ib_create_cm_id(device, srpt_ib_cm_handler, sdev);
 	if (IS_ERR(sdev->cm_id)) {
 		ret = PTR_ERR(sdev->cm_id);
-		goto err_pd;
+		goto err_srq;
 	}
 	ret = ib_cm_listen(sdev->cm_id, cpu_to_be64(srpt_service_guid));
 	if (ret) {
@@ -335,6 +342,7 @@ static int srpt_add_one(struct ib_device *device)
 		sport->port_attrib.srp_max_rdma_size = SRPT_DEF_MAX_RDMA_SIZE;
 		sport->port_attrib.srp_max_rsp_size = srp_max_rsp_size;
 		sport->port_attrib.srp_sq_size = srpt_sq_size;
+		sport->port_attrib.use_srq = !!sdev->srq;
 		ret = srpt_read_port_gid(sport);
 		if (ret)
 			goto err_ports;
@@ -360,6 +368,8 @@ err_ports:
 	}
 err_cm:
 	ib_destroy_cm_id(sdev->cm_id);
+err_srq:
+	srpt_free_srq(sdev);
 err_pd:
 	ib_dealloc_pd(sdev->pd);
 err_free:
@@ -387,6 +397,7 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 		mutex_unlock(&sport->mutex);
 		srpt_close_all_ch(sport);
 	}
+	srpt_free_srq(sdev);
 	ib_dealloc_pd(sdev->pd);
 
 	spin_lock(&srpt_dev_lock);
@@ -432,11 +443,6 @@ static int __init srpt_init_module(void)
 		       SRPT_MAX_RSP_SIZE);
 		return -EINVAL;
 	}
-	if (use_srq) {
-		pr_err("use_srq=1 is not supported\n");
-		return -EINVAL;
-	}
-
 	ret = target_register_template(&srpt_template);
 	if (ret)
 		return ret;
