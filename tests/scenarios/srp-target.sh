@@ -27,10 +27,12 @@
 #  - Logins refused with the right SRP_LOGIN_REJ reason: initiator not in
 #    the ACL, another target port ID, IU lengths out of range; and any
 #    login while the TPG is disabled.
-#  - targetcli clearconfig, rmmod ib_srpt: the RDMA resources are back to
-#    what they were.  Then again with use_srq=1 (the I/O tests over the
-#    HCA's shared receive queue), and with a session up: rmmod vmlx ends
-#    it, the configfs tree stays until clearconfig, nothing is left.
+#  - targetcli clearconfig, rmdir target/srpt (LIO holds ib_srpt until
+#    then), rmmod ib_srpt: the RDMA resources are back to what they were.
+#    Then again with use_srq=1, the target made by configfs alone: the
+#    I/O tests over the HCA's shared receive queue, and with a session
+#    up rmmod vmlx ends it; the configfs tree stays until removed,
+#    nothing is left.
 #
 # vm-run-options: --smp 2 --timeout 600
 set -u
@@ -120,21 +122,39 @@ tap_ok "$([[ -S $run/dbus/bus ]]; echo $?)" "a private D-Bus for targetcli"
 IPID=000000000000000a$guid0
 BADID=00000000000000bb$guid0
 truncate -s 16M "$run/fileio.img"
-tap_check "targetcli: ramdisk (rd_mcp) rd0, 16M" \
-	tcli /backstores/ramdisk create name=rd0 size=16M
-tap_check "targetcli: fileio backstore fio0, 16M" \
-	tcli /backstores/fileio create name=fio0 file_or_dev="$run/fileio.img" size=16M
-tap_check "targetcli: /srpt create ib.$gid1" tcli /srpt create "ib.$gid1"
 T=/srpt/ib.$gid1
-tap_check "targetcli: LUN 0 = rd0" tcli "$T/luns" create /backstores/ramdisk/rd0
-tap_check "targetcli: LUN 1 = fio0" tcli "$T/luns" create /backstores/fileio/fio0
-tap_check "targetcli: ACL ib.$IPID" tcli "$T/acls" create "ib.$IPID"
 KID=0000000000000000$guid0
-tap_check "targetcli: ACL ib.$KID (the IB CM login)" tcli "$T/acls" create "ib.$KID"
-out=$(tcli ls / 2>&1)
+# one targetcli session (a start of targetcli takes half a minute here)
+tap_diag "t=${SECONDS}s: targetcli"
+out=$(timeout 180 targetcli 2>&1 <<EOF
+set global auto_save_on_exit=false
+/backstores/ramdisk create name=rd0 size=16M
+/backstores/fileio create name=fio0 file_or_dev=$run/fileio.img size=16M
+/srpt create ib.$gid1
+$T/luns create /backstores/ramdisk/rd0
+$T/luns create /backstores/fileio/fio0
+$T/acls create ib.$IPID
+$T/acls create ib.$KID
+ls /
+exit
+EOF
+)
+rc=$?
 tap_diag "$out"
-tap_like "targetcli ls: the srpt target with 2 LUNs and 1 ACL" "$out" \
-	"ib\.$gid1 .*\[(Mapped LUNs|TPGs|ACLs|no-gen-acls).*"
+tap_is "targetcli: a ramdisk, a fileio backstore, the target, 2 LUNs, 2 ACLs: exit 0" \
+	"$rc" 0
+tap_ok "$(! grep -qiE "error|could not|no such|unknown|invalid" <<<"$out"; echo $?)" \
+	"targetcli: no command refused"
+for msg in "Created ramdisk rd0 with size 16M" "Created fileio fio0 with size 16777216" \
+	   "Created target ib.$gid1" "Created LUN 0" "Created LUN 1" \
+	   "Created Node ACL for ib.$IPID" "Created Node ACL for ib.$KID"; do
+	tap_ok "$(grep -qF "$msg" <<<"$out"; echo $?)" "targetcli: $msg"
+done
+tap_like "targetcli ls: the srpt target with its 2 ACLs and 2 LUNs" "$out" \
+	"ib\.$gid1 [. ]*\[no-gen-acls\].*acls [. ]*\[ACLs: 2\].*luns [. ]*\[LUNs: 2\]"
+C=/sys/kernel/config/target
+tap_ok "$(ls -d $C/core/rd_mcp_*/rd0 $C/core/fileio_*/fio0 >/dev/null 2>&1; echo $?)" \
+	"configfs: core/rd_mcp_N/rd0 and core/fileio_N/fio0"
 
 W=$CFS/0x$gid1
 tap_ok "$([[ -d $W/tpgt_1 ]]; echo $?)" "configfs: srpt/0x<port GID>/tpgt_1"
@@ -148,8 +168,8 @@ tap_ok "$([[ -d $W/tpgt_1/acls/0x$IPID/lun_0 && -d $W/tpgt_1/acls/0x$IPID/lun_1 
 	"configfs: acls/0x<initiator port ID> with lun_0 and lun_1"
 tap_ok "$(find $W/tpgt_1/lun/lun_0 $W/tpgt_1/lun/lun_1 -maxdepth 1 -type l |
 	wc -l | grep -qx 2; echo $?)" "configfs: lun/lun_0 and lun_1 linked to their backstores"
-tap_is "configfs: srpt/0x<port GID>/version (empty, as upstream's)" \
-	"$(cat $W/version 2>&1)" ""
+tap_is "configfs: srpt/version (empty, as upstream's)" \
+	"$(cat $CFS/version 2>&1)" ""
 
 g=$(printf '%s' "$guid0" | sed 's/..../&:/g; s/:$//')
 tap_check "configfs: mkdir srpt/$g (vmlx0 port GUID form)" mkdir "$CFS/$g"
@@ -214,9 +234,12 @@ ids=$(rdma res show cm_id 2>&1)
 tap_diag "$ids"
 tap_ok "$([[ -n $ids && -z $(grep -v "state LISTEN" <<<"$ids") ]]; echo $?)" \
 	"rdma res show cm_id: only ib_srpt's listeners left"
+tap_diag "t=${SECONDS}s: clearconfig"
 tap_check "targetcli clearconfig" tcli clearconfig confirm=True
-tap_ok "$([[ -z $(ls $CFS 2>/dev/null | grep -v discovery_auth) ]]; echo $?)" \
-	"configfs: no srpt WWN left"
+tap_ok "$([[ ! -e $W && -z $(ls -d $C/core/rd_mcp_*/rd0 $C/core/fileio_*/fio0 2>/dev/null) ]]; echo $?)" \
+	"configfs: no srpt WWN, no backstore left"
+tap_check_fails "rmmod ib_srpt while LIO holds it (target/srpt exists)" rmmod ib_srpt
+tap_check "rmdir $CFS: LIO lets go of ib_srpt" rmdir $CFS
 tap_check "rmmod ib_srpt" rmmod ib_srpt
 cap=$(cat /sys/class/infiniband/vmlx1/ports/1/cap_mask)
 tap_ok "$( (((cap & 0x80000) == 0)); echo $?)" \
@@ -225,20 +248,43 @@ tap_is "rdma res: back to what it was before ib_srpt" \
 	"$(rdma res show 2>&1)" "$res_before_srpt"
 
 # --- a shared receive queue, then the HCA goes away under a session ---------------
+# The same target again, by configfs alone (what targetcli writes there).
+cfs_setup() {
+	mkdir -p $C/core/rd_mcp_9/rd1 $C/core/fileio_9/fio1 $W/tpgt_1 &&
+	echo rd_pages=4096 >$C/core/rd_mcp_9/rd1/control &&
+	echo 1 >$C/core/rd_mcp_9/rd1/enable &&
+	echo "fd_dev_name=$run/fileio.img,fd_dev_size=16777216" \
+		>$C/core/fileio_9/fio1/control &&
+	echo 1 >$C/core/fileio_9/fio1/enable &&
+	mkdir $W/tpgt_1/lun/lun_0 $W/tpgt_1/lun/lun_1 &&
+	ln -s $C/core/rd_mcp_9/rd1 $W/tpgt_1/lun/lun_0/rd1 &&
+	ln -s $C/core/fileio_9/fio1 $W/tpgt_1/lun/lun_1/fio1 &&
+	mkdir -p $W/tpgt_1/acls/0x$IPID/lun_0 $W/tpgt_1/acls/0x$IPID/lun_1 &&
+	ln -s $W/tpgt_1/lun/lun_0 $W/tpgt_1/acls/0x$IPID/lun_0/m0 &&
+	ln -s $W/tpgt_1/lun/lun_1 $W/tpgt_1/acls/0x$IPID/lun_1/m1 &&
+	echo 1 >$W/tpgt_1/enable
+}
+cfs_teardown() {
+	local a=$W/tpgt_1/acls/0x$IPID
+
+	rm -f $a/lun_0/m0 $a/lun_1/m1 $W/tpgt_1/lun/lun_0/rd1 \
+		$W/tpgt_1/lun/lun_1/fio1
+	rmdir $a/lun_0 $a/lun_1 $a $W/tpgt_1/lun/lun_0 $W/tpgt_1/lun/lun_1 \
+		$W/tpgt_1 $W $CFS $C/core/rd_mcp_9/rd1 $C/core/rd_mcp_9 \
+		$C/core/fileio_9/fio1 $C/core/fileio_9
+}
+tap_diag "t=${SECONDS}s: use_srq=1"
 tap_check "modprobe ib_srpt use_srq=1 srpt_srq_size=64 rdma_cm_port=$PORT" \
 	modprobe ib_srpt use_srq=1 srpt_srq_size=64 rdma_cm_port=$PORT
-tap_check "targetcli: rd0, fio0, target, LUNs, ACL again" sh -c "
-	targetcli /backstores/ramdisk create name=rd0 size=16M &&
-	targetcli /backstores/fileio create name=fio0 file_or_dev=$run/fileio.img &&
-	targetcli /srpt create ib.$gid1 &&
-	targetcli $T/luns create /backstores/ramdisk/rd0 &&
-	targetcli $T/luns create /backstores/fileio/fio0 &&
-	targetcli $T/acls create ib.$IPID"
+tap_check "configfs: rd1, fio1, the target, LUNs, ACL by mkdir, ln, echo" cfs_setup
 tap_is "configfs: attrib/use_srq 1" "$(cat $W/tpgt_1/attrib/use_srq 2>&1)" 1
 tap_check_fails "configfs: attrib/use_srq <- 0 (chosen at load): refused" \
 	sh -c "echo 0 >$W/tpgt_1/attrib/use_srq"
+tap_is "rdma res: one SRQ per HCA" \
+	"$(rdma res show 2>&1 | grep -o 'srq [0-9]*' | xargs)" "srq 1 srq 1"
 tap_checker --prefix "SRQ: " "initiator with use_srq=1: login, I/O, TMRs, bad IUs" \
 	ip netns exec a timeout 180 $INIT io $B $PORT "$SG" "$IPID" "$MAXREQ"
+tap_diag "t=${SECONDS}s: hold"
 ip netns exec a timeout 120 $INIT hold $B $PORT "$SG" "$IPID" "$MAXREQ" \
 	>"$run/hold" 2>&1 &
 hold_pid=$!
@@ -257,7 +303,8 @@ tap_results "hold: " <"$run/hold"
 tap_is "initiator: exit 0" "$rc" 0
 tap_ok "$([[ -d $W/tpgt_1 ]]; echo $?)" \
 	"configfs: the target stays without its HCA"
-tap_check "targetcli clearconfig (HCA gone)" tcli clearconfig confirm=True
+tap_check "configfs: the target and backstores removed (HCA gone)" cfs_teardown
 tap_check "rmmod ib_srpt" rmmod ib_srpt
 tap_is "rdma res: nothing" "$(rdma res show 2>&1)" ""
+tap_diag "t=${SECONDS}s: done"
 tap_done

@@ -32,6 +32,7 @@ from pyverbs.qp import QPCap, QPInitAttr
 import pyverbs.enums as e
 
 failed = 0
+channels = []
 
 SRP_LOGIN_REQ, SRP_TSK_MGMT, SRP_CMD, SRP_I_LOGOUT = 0x00, 0x01, 0x02, 0x03
 SRP_LOGIN_RSP, SRP_RSP, SRP_LOGIN_REJ = 0xC0, 0xC1, 0xC2
@@ -61,6 +62,7 @@ class Channel:
     """One RDMA CM connection carrying an SRP channel."""
 
     def __init__(self, dst, port):
+        channels.append(self)
         self.ch = CMEventChannel()
         self.id = CMID(creator=self.ch, port_space=ce.RDMA_PS_TCP)
         ai = AddrInfo(dst=dst, dst_service=str(port),
@@ -74,11 +76,25 @@ class Channel:
                     max_recv_sge=1)
         self.id.create_qp(QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq,
                                      rcq=self.cq, cap=cap, sq_sig_all=1))
-        self.send_mr = self.id.reg_msgs(RECV_SIZE)
-        self.recv_mr = self.id.reg_msgs(RECV_SIZE)
+        self.mrs = []
+        self.send_mr = self.reg(self.id.reg_msgs, RECV_SIZE)
+        self.recv_mr = self.reg(self.id.reg_msgs, RECV_SIZE)
         self.tag = 0x1000
         self.pending_recv = False
         self.rsp = None
+
+    def reg(self, how, size):
+        mr = how(size)
+        self.mrs.append(mr)
+        return mr
+
+    def close(self):
+        """MRs, then QP and id, then CQ and event channel."""
+        for obj in self.mrs + [self.id, self.cq, self.ch]:
+            try:
+                obj.close()
+            except Exception:  # pylint: disable=broad-except
+                pass
 
     def event(self):
         ev = CMEvent(self.ch)
@@ -278,7 +294,7 @@ def run_io(a):
     check(flags & 3 == 0, "login: single channel, none before (flags 0)")
 
     check(unit_ready(c, 0), "TEST UNIT READY LUN 0: GOOD")
-    inq = c.id.reg_write(4096)
+    inq = c.reg(c.id.reg_write, 4096)
     r = cmd_ok(c, "INQUIRY LUN 0: GOOD", b"\x12\0\0\0\x60\0", 0,
                inn=[(inq, 0, 96)])
     idata = inq.read(96, 0)
@@ -291,7 +307,7 @@ def run_io(a):
           "READ CAPACITY: 16 MiB of 512-byte blocks", last, bs)
 
     size = 64 << 10
-    mrs = (c.id.reg_read(size), c.id.reg_write(size))
+    mrs = (c.reg(c.id.reg_read, size), c.reg(c.id.reg_write, size))
     io_tests(c, 0, 4096, "ramdisk LUN 0", mrs)
     io_tests(c, 0, size, "ramdisk LUN 0", mrs)
     check(unit_ready(c, 1), "TEST UNIT READY LUN 1 (fileio): GOOD")
@@ -392,7 +408,7 @@ def run_io(a):
     c.disconnect()
     check(unit_ready(c2, 0), "second channel: TEST UNIT READY GOOD")
     io_tests(c2, 1, 4096, "second channel, LUN 1",
-             (c2.id.reg_read(4096), c2.id.reg_write(4096)))
+             (c2.reg(c2.id.reg_read, 4096), c2.reg(c2.id.reg_write, 4096)))
     c3 = Channel(dst, port)
     t, pd = c3.login(sguid, ipid, 1024, flags=1)
     check(t == ce.RDMA_CM_EVENT_ESTABLISHED and pd[26] & 3 == 2,
@@ -477,6 +493,8 @@ def main():
             {"io": run_io, "reject": run_reject, "hold": run_hold}[mode](args)
     except Exception as ex:  # pylint: disable=broad-except
         check(False, "%s: no exception" % mode, repr(ex))
+    for c in reversed(channels):
+        c.close()
     sys.exit(1 if failed else 0)
 
 
