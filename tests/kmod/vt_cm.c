@@ -26,6 +26,8 @@
  *               takes its time: one REQ_RECEIVED, one connection
  *   timeout     a REQ to a LID nobody has: REQ_ERROR with
  *               IB_WC_RESP_TIMEOUT_ERR after 1 + max_cm_retries sends
+ *   srp         an SRP login to ib_srpt on vmlx1 (which must be set up
+ *               for it, see srp-target.sh), a command, a logout
  *
  * "cm hold" leaves identifiers of vmlx0/vmlx1 in many states (a
  * listener on VTC_SID_HOLD that notes everything and answers nothing, an
@@ -43,6 +45,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <asm/unaligned.h>
 #include <rdma/ib_cm.h>
 
 #include "vt.h"
@@ -865,9 +868,97 @@ out:
 	vt_result(run, "cm timeout: no answer: REQ_ERROR (response timeout) after 4 tries");
 }
 
+/*
+ * An SRP login to ib_srpt over the IB CM, as ib_srp logs in: vmlx0 sends
+ * an SRP_LOGIN_REQ in a REQ to vmlx1 on the service ID (ib_srpt's
+ * default, vmlx0's node GUID), initiator port ID 0 and vmlx0's port
+ * GUID (the scenario gives it an ACL); the REP brings the SRP_LOGIN_RSP,
+ * a TEST UNIT READY on LUN 0 is answered by an SRP_RSP, a DREQ by a DREP.
+ */
+static void vtc_case_srp(struct vt_run *run, struct vtc_log *log,
+			 struct vtc_side *a, struct vtc_side *b)
+{
+	u64 sguid = be64_to_cpu(a->s.dev->node_guid);
+	struct ib_cm_req_param req;
+	struct sa_path_rec path;
+	u8 login[64] = {};
+	struct vtc_ev *e;
+	struct ib_wc wc;
+	u8 *iu, *rsp;
+	int ret;
+
+	put_unaligned_be64(0x5ee0, login + 8);		/* tag */
+	put_unaligned_be32(1024, login + 16);		/* req_it_iu_len */
+	put_unaligned_be16(0x6, login + 24);		/* direct, indirect */
+	memcpy(login + 40, &a->s.gid.global.interface_id, 8);
+	put_unaligned_be64(sguid, login + 48);		/* target port ID */
+	put_unaligned_be64(sguid, login + 56);
+	vtc_path(&path, &a->s, &b->s, b->s.lid);
+	vtc_req_param(&req, &path, a, sguid, NULL);
+	req.private_data = login;
+	req.private_data_len = sizeof(login);
+	ret = ib_send_cm_req(a->id, &req);
+	if (ret) {
+		vt_why(run, "ib_send_cm_req: %d", ret);
+		goto login;
+	}
+	if (vtc_modify(run, a, a->id, IB_QPS_INIT))
+		goto login;
+	e = vtc_wait(run, log, IB_CM_REP_RECEIVED, a->id, run->wait_ms);
+	if (!e)
+		goto login;
+	if (e->pd[0] != 0xc0 || get_unaligned_be64(e->pd + 8) != 0x5ee0 ||
+	    !get_unaligned_be32(e->pd + 4) ||
+	    get_unaligned_be32(e->pd + 20) != 1024 ||
+	    (get_unaligned_be16(e->pd + 24) & 0x6) != 0x6)
+		vt_why(run, "SRP_LOGIN_RSP %*ph", 28, e->pd);
+	vt_out(run, "# SRP_LOGIN_RSP: %u credits, max_it_iu_len %u",
+	       get_unaligned_be32(e->pd + 4), get_unaligned_be32(e->pd + 16));
+login:
+	vt_result(run, "cm srp: SRP_LOGIN_REQ in the REQ, SRP_LOGIN_RSP in the REP");
+	if (!e)
+		return;
+
+	if (vtc_modify(run, a, a->id, IB_QPS_RTR) ||
+	    vtc_modify(run, a, a->id, IB_QPS_RTS))
+		goto cmd;
+	if (ib_send_cm_rtu(a->id, NULL, 0)) {
+		vt_why(run, "ib_send_cm_rtu");
+		goto cmd;
+	}
+	iu = a->buf.va;
+	rsp = a->buf.va + 1024;
+	memset(a->buf.va, 0, 2048);
+	iu[0] = 0x02;					/* SRP_CMD */
+	put_unaligned_be64(0x77, iu + 8);		/* tag; LUN 0, TUR */
+	if (vt_post_recv(&a->q, 2, a->buf.dma + 1024, 1024,
+			 a->s.pd->local_dma_lkey) ||
+	    vt_post_send(&a->q, 1, IB_WR_SEND, a->buf.dma, 48,
+			 a->s.pd->local_dma_lkey, 0, 0, 0)) {
+		vt_why(run, "posting the SRP_CMD failed");
+		goto cmd;
+	}
+	if (vt_expect(run, &a->q.scq, 1, IB_WC_SUCCESS, &wc, "SRP_CMD") ||
+	    vt_expect(run, &a->q.rcq, 2, IB_WC_SUCCESS, &wc, "SRP_RSP"))
+		goto cmd;
+	if (wc.byte_len < 36 || rsp[0] != 0xc1 ||
+	    get_unaligned_be64(rsp + 8) != 0x77 || !get_unaligned_be32(rsp + 4))
+		vt_why(run, "SRP_RSP %*ph", 36, rsp);
+	vt_out(run, "# SRP_RSP: status %#x, %u credits", rsp[19],
+	       get_unaligned_be32(rsp + 4));
+cmd:
+	vt_result(run, "cm srp: TEST UNIT READY answered by an SRP_RSP");
+
+	if (ib_send_cm_dreq(a->id, NULL, 0))
+		vt_why(run, "ib_send_cm_dreq");
+	else
+		vtc_wait(run, log, IB_CM_DREP_RECEIVED, a->id, run->wait_ms);
+	vt_result(run, "cm srp: DREQ answered by a DREP");
+}
+
 static const char * const vtc_cases[] = {
 	"connect", "noservice", "reject", "autoreject", "mra", "sidr",
-	"dup", "timeout",
+	"dup", "timeout", "srp",
 };
 
 typedef void (*vtc_case_fn)(struct vt_run *run, struct vtc_log *log,
@@ -876,7 +967,7 @@ typedef void (*vtc_case_fn)(struct vt_run *run, struct vtc_log *log,
 static const vtc_case_fn vtc_case_fns[] = {
 	vtc_case_connect, vtc_case_noservice, vtc_case_reject,
 	vtc_case_autoreject, vtc_case_mra, vtc_case_sidr, vtc_case_dup,
-	vtc_case_timeout,
+	vtc_case_timeout, vtc_case_srp,
 };
 
 /* One case on fresh sides, QPs, identifiers and log. */
