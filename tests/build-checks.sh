@@ -26,12 +26,14 @@ kunit_objs=$(find tests/kunit -name '*.c' | sed 's/\.c$/.o/')
 kmake=(make -C "$kdir" M="$repo" CONFIG_INFINIBAND=m CONFIG_INFINIBAND_VMLX=m
        CONFIG_INFINIBAND_USER_ACCESS=m CONFIG_INFINIBAND_USER_MAD=m
        CONFIG_INFINIBAND_VERBS_TEST=m CONFIG_INFINIBAND_IPOIB=m
+       CONFIG_INFINIBAND_SRP=m
        CONFIG_DEBUG_INFO_BTF_MODULES=)
 build() {	# build MAKE-ARGS...: the modules, then the KUnit objects
 	"${kmake[@]}" "$@" modules &&
 	"${kmake[@]}" CONFIG_INFINIBAND_KUNIT_TEST=m \
 		CONFIG_INFINIBAND_VMLX_KUNIT_TEST=m \
-		CONFIG_INFINIBAND_IPOIB_KUNIT_TEST=m "$@" $kunit_objs
+		CONFIG_INFINIBAND_IPOIB_KUNIT_TEST=m \
+		CONFIG_INFINIBAND_SRP_KUNIT_TEST=m "$@" $kunit_objs
 }
 
 failed=0
