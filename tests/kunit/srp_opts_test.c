@@ -20,9 +20,14 @@
 
 #include "srp.h"
 
-#define SOT_IB_LINE	"id_ext=06766d0000000101,ioc_guid=06766d0000000101," \
-			"dgid=fe8000000000000006766d0000000101,pkey=ffff," \
-			"service_id=06766d0000000101"
+#define SOT_IB_LINE \
+	"id_ext=06766d0000000101,ioc_guid=06766d0000000101,dgid=fe8000000000000006766d0000000101,pkey=ffff,service_id=06766d0000000101"
+
+/* srp_parse_options() in the initial network namespace */
+static int sot_parse(struct srp_target_port *t, const char *s)
+{
+	return srp_parse_options(&init_net, s, t);
+}
 
 static struct srp_target_port *sot_target(struct kunit *test)
 {
@@ -54,14 +59,11 @@ static void srp_opts_test_ib_line(struct kunit *test)
 static void srp_opts_test_optional(struct kunit *test)
 {
 	struct srp_target_port *t = sot_target(test);
-	const char *s = SOT_IB_LINE ",max_sect=2048,max_cmd_per_lun=32,"
-			"target_can_queue=16,io_class=ff00,"
-			"initiator_ext=0x1122334455667788,cmd_sg_entries=255,"
-			"allow_ext_sg=1,sg_tablesize=2048,comp_vector=3,"
-			"tl_retry_count=2,queue_size=128,max_it_iu_size=8260,"
-			"ch_count=4";
+	int ret;
 
-	KUNIT_ASSERT_EQ(test, srp_parse_options(&init_net, s, t), 0);
+	ret = sot_parse(t, SOT_IB_LINE
+			",max_sect=2048,max_cmd_per_lun=32,target_can_queue=16,io_class=ff00,initiator_ext=0x1122334455667788,cmd_sg_entries=255,allow_ext_sg=1,sg_tablesize=2048,comp_vector=3,tl_retry_count=2,queue_size=128,max_it_iu_size=8260,ch_count=4");
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, t->max_sectors, 2048);
 	KUNIT_EXPECT_EQ(test, t->cmd_per_lun, 32);
 	KUNIT_EXPECT_EQ(test, t->target_can_queue, 16);
@@ -82,10 +84,11 @@ static void srp_opts_test_optional(struct kunit *test)
 static void srp_opts_test_separators(struct kunit *test)
 {
 	struct srp_target_port *t = sot_target(test);
-	const char *s = "id_ext=1\nioc_guid=2,,dgid=fe800000000000000000000000000003\n"
-			"pkey=8001,\nservice_id=4\n\n";
+	int ret;
 
-	KUNIT_ASSERT_EQ(test, srp_parse_options(&init_net, s, t), 0);
+	ret = sot_parse(t,
+			"id_ext=1\nioc_guid=2,,dgid=fe800000000000000000000000000003\npkey=8001,\nservice_id=4\n\n");
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(t->id_ext), 1ULL);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(t->ioc_guid), 2ULL);
 	KUNIT_EXPECT_EQ(test, t->orig_dgid.raw[15], 3);
@@ -115,9 +118,8 @@ static void srp_opts_test_rdma_cm(struct kunit *test)
 	struct sockaddr_in *src = (struct sockaddr_in *)&t->rdma_src;
 	struct sockaddr_in6 *sin6;
 
-	KUNIT_ASSERT_EQ(test, srp_parse_options(&init_net,
-			"id_ext=1,ioc_guid=2,dest=10.1.2.3:5555,src=10.1.2.4",
-			t), 0);
+	KUNIT_ASSERT_EQ(test, sot_parse(t, "id_ext=1,ioc_guid=2,dest=10.1.2.3:5555,src=10.1.2.4"),
+			0);
 	KUNIT_EXPECT_TRUE(test, t->using_rdma_cm);
 	KUNIT_EXPECT_TRUE(test, t->has_src);
 	KUNIT_EXPECT_EQ(test, sin->sin_family, AF_INET);
@@ -127,8 +129,7 @@ static void srp_opts_test_rdma_cm(struct kunit *test)
 
 	t = sot_target(test);
 	sin6 = (struct sockaddr_in6 *)&t->rdma_dst;
-	KUNIT_ASSERT_EQ(test, srp_parse_options(&init_net,
-			"id_ext=1,ioc_guid=2,dest=[fd00::1]:5556", t), 0);
+	KUNIT_ASSERT_EQ(test, sot_parse(t, "id_ext=1,ioc_guid=2,dest=[fd00::1]:5556"), 0);
 	KUNIT_EXPECT_EQ(test, sin6->sin6_family, AF_INET6);
 	KUNIT_EXPECT_EQ(test, ntohs(sin6->sin6_port), 5556);
 	KUNIT_EXPECT_EQ(test, sin6->sin6_addr.s6_addr[0], 0xfd);

@@ -255,9 +255,8 @@ struct srp_rdma_ch {
 	int			mr_count;
 };
 
-/**
- * struct srp_target_port - a target logged in to (the SCSI host's data)
- *
+/*
+ * struct srp_target_port - a target logged in to (the SCSI host's data).
  * The add_target options (see srp_opts.c) are first; then what the
  * login decided and the state.
  */
