@@ -282,6 +282,8 @@ struct srp_target_port {
 	unsigned int		ch_count;
 	bool			using_rdma_cm;
 	bool			has_src;
+	/* the network namespace of the writer, for the RDMA CM */
+	struct net		*net;
 	struct sockaddr_storage	rdma_src;
 	struct sockaddr_storage	rdma_dst;
 

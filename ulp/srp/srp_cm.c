@@ -177,7 +177,7 @@ static int srp_new_rdma_cm_id(struct srp_rdma_ch *ch)
 	struct rdma_cm_id *new_cm_id;
 	int ret;
 
-	new_cm_id = rdma_create_id(&init_net, srp_rdma_cm_handler, ch,
+	new_cm_id = rdma_create_id(target->net, srp_rdma_cm_handler, ch,
 				   RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(new_cm_id))
 		return PTR_ERR(new_cm_id);

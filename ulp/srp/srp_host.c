@@ -25,7 +25,9 @@
 
 #include <linux/blk-mq.h>
 #include <linux/slab.h>
+#include <linux/nsproxy.h>
 #include <linux/topology.h>
+#include <net/net_namespace.h>
 #include <scsi/scsi_device.h>
 #include <scsi/scsi_tcq.h>
 #include <scsi/scsi_transport_srp.h>
@@ -426,6 +428,7 @@ static void srp_remove_work(struct work_struct *work)
 	list_del(&target->list);
 	spin_unlock_irq(&host->target_lock);
 
+	put_net(target->net);
 	scsi_host_put(target->scsi_host);
 }
 
@@ -690,6 +693,7 @@ int srp_add_target(struct srp_host *host, const char *buf)
 	target->state = SRP_TARGET_SCANNING;
 	target->rq_tmo_jiffies = 30 * HZ;
 	atomic_set(&target->bad_iu_count, 0);
+	target->net = get_net(current->nsproxy->net_ns);
 	mutex_init(&target->tsk_mgmt_mutex);
 	INIT_LIST_HEAD(&target->list);
 	INIT_WORK(&target->tl_err_work, srp_tl_err_work);
@@ -700,7 +704,7 @@ int srp_add_target(struct srp_host *host, const char *buf)
 		goto put;
 	}
 
-	ret = srp_parse_options(current->nsproxy->net_ns, buf, target);
+	ret = srp_parse_options(target->net, buf, target);
 	if (ret)
 		goto unlock;
 
@@ -740,6 +744,7 @@ disconnect:
 unlock:
 	mutex_unlock(&host->add_target_mutex);
 put:
+	put_net(target->net);
 	scsi_host_put(shost);
 	return ret;
 }
