@@ -382,8 +382,8 @@ static int srp_map_data(struct scsi_cmnd *scmnd, struct srp_rdma_ch *ch,
 	table_len = ndesc * sizeof(struct srp_direct_buf);
 	if (ndesc > target->cmd_sg_cnt) {
 		if (!target->allow_ext_sg) {
-			shost_printk(KERN_ERR, target->scsi_host,
-				     "Could not fit S/G list into SRP_CMD\n");
+			dev_err_ratelimited(&target->scsi_host->shost_gendev,
+					    "Could not fit S/G list into SRP_CMD\n");
 			ret = -EIO;
 			goto sync;
 		}
@@ -524,9 +524,10 @@ static void srp_process_tsk_mgmt_rsp(struct srp_rdma_ch *ch,
 			ch->tsk_mgmt_status = 0;
 		complete(&ch->tsk_mgmt_done);
 	} else {
-		shost_printk(KERN_ERR, ch->target->scsi_host,
-			     "Received tsk mgmt response too late for tag %#llx\n",
-			     rsp->tag);
+		atomic_inc(&ch->target->bad_iu_count);
+		dev_err_ratelimited(&ch->target->scsi_host->shost_gendev,
+				    "Received tsk mgmt response too late for tag %#llx\n",
+				    rsp->tag);
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 }
@@ -591,9 +592,9 @@ static void srp_process_rsp(struct srp_rdma_ch *ch, const struct srp_rsp *rsp,
 		scmnd = srp_claim_req(ch, req, scmnd);
 	}
 	if (!scmnd) {
-		shost_printk(KERN_ERR, target->scsi_host,
-			     "Null scmnd for RSP w/tag %#016llx received on ch %td / QP %#x\n",
-			     tag, ch - target->ch, ch->qp->qp_num);
+		dev_err_ratelimited(&target->scsi_host->shost_gendev,
+				    "Null scmnd for RSP w/tag %#016llx received on ch %td / QP %#x\n",
+				    tag, ch - target->ch, ch->qp->qp_num);
 		atomic_inc(&target->bad_iu_count);
 		spin_lock_irqsave(&ch->lock, flags);
 		srp_add_req_lim(ch, be32_to_cpu(rsp->req_lim_delta));
@@ -621,8 +622,8 @@ static int srp_response_common(struct srp_rdma_ch *ch, u32 req_delta,
 	iu = __srp_get_tx_iu(ch, SRP_IU_RSP);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (!iu) {
-		shost_printk(KERN_ERR, target->scsi_host,
-			     "no IU available to send response\n");
+		dev_err_ratelimited(&target->scsi_host->shost_gendev,
+				    "no IU available to send response\n");
 		return 1;
 	}
 
@@ -632,8 +633,8 @@ static int srp_response_common(struct srp_rdma_ch *ch, u32 req_delta,
 
 	err = srp_post_send(ch, iu, len);
 	if (err) {
-		shost_printk(KERN_ERR, target->scsi_host,
-			     "unable to post response: %d\n", err);
+		dev_err_ratelimited(&target->scsi_host->shost_gendev,
+				    "unable to post response: %d\n", err);
 		srp_put_tx_iu(ch, iu, SRP_IU_RSP);
 	}
 	return err;
@@ -653,8 +654,8 @@ static void srp_process_cred_req(struct srp_rdma_ch *ch,
 	}
 	if (srp_response_common(ch, be32_to_cpu(req->req_lim_delta), &rsp,
 				sizeof(rsp)))
-		shost_printk(KERN_ERR, ch->target->scsi_host,
-			     "problems processing SRP_CRED_REQ\n");
+		dev_err_ratelimited(&ch->target->scsi_host->shost_gendev,
+				    "problems processing SRP_CRED_REQ\n");
 }
 
 static void srp_process_aer_req(struct srp_rdma_ch *ch,
@@ -671,12 +672,12 @@ static void srp_process_aer_req(struct srp_rdma_ch *ch,
 		return;
 	}
 	lun = req->lun;
-	shost_printk(KERN_ERR, ch->target->scsi_host,
-		     "ignoring AER for LUN %llu\n", scsilun_to_int(&lun));
+	dev_err_ratelimited(&ch->target->scsi_host->shost_gendev,
+			    "ignoring AER for LUN %llu\n", scsilun_to_int(&lun));
 	if (srp_response_common(ch, be32_to_cpu(req->req_lim_delta), &rsp,
 				sizeof(rsp)))
-		shost_printk(KERN_ERR, ch->target->scsi_host,
-			     "problems processing SRP_AER_REQ\n");
+		dev_err_ratelimited(&ch->target->scsi_host->shost_gendev,
+				    "problems processing SRP_AER_REQ\n");
 }
 
 /**
@@ -713,8 +714,8 @@ void srp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		srp_process_aer_req(ch, iu->buf, len);
 		break;
 	case SRP_T_LOGOUT:
-		shost_printk(KERN_WARNING, target->scsi_host,
-			     "Got target logout request\n");
+		dev_warn_ratelimited(&target->scsi_host->shost_gendev,
+				     "Got target logout request\n");
 		ch->connected = false;
 		queue_work(system_long_wq, &target->tl_err_work);
 		break;
@@ -727,8 +728,8 @@ void srp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				      DMA_FROM_DEVICE);
 	res = srp_post_recv(ch, iu);
 	if (res && ch->connected)
-		shost_printk(KERN_ERR, target->scsi_host,
-			     "Recv failed with error code %d\n", res);
+		dev_err_ratelimited(&target->scsi_host->shost_gendev,
+				    "Recv failed with error code %d\n", res);
 }
 
 /**
@@ -791,8 +792,8 @@ int srp_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *scmnd)
 
 	len = srp_map_data(scmnd, ch, req, iu);
 	if (len < 0) {
-		shost_printk(KERN_ERR, target->scsi_host,
-			     "Failed to map data (%d)\n", len);
+		dev_err_ratelimited(&target->scsi_host->shost_gendev,
+				    "Failed to map data (%d)\n", len);
 		/* -ENOMEM: out of MRs for now, the midlayer retries */
 		scmnd->result = len == -ENOMEM ?
 			DID_OK << 16 | SAM_STAT_TASK_SET_FULL : DID_ERROR << 16;
@@ -802,8 +803,8 @@ int srp_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *scmnd)
 	ib_dma_sync_single_for_device(ibdev, iu->dma, iu->size, DMA_TO_DEVICE);
 	ret = srp_post_send(ch, iu, len);
 	if (ret) {
-		shost_printk(KERN_ERR, target->scsi_host, "Send failed (%d)\n",
-			     ret);
+		dev_err_ratelimited(&target->scsi_host->shost_gendev,
+				    "Send failed (%d)\n", ret);
 		scmnd->result = DID_ERROR << 16;
 		goto unmap;
 	}
