@@ -616,10 +616,12 @@ int srp_connect_ch(struct srp_rdma_ch *ch, u32 max_iu_len, bool multich)
 		case SRP_DLID_REDIRECT:
 			break;
 		case SRP_STALE_CONN:
-			shost_printk(KERN_ERR, target->scsi_host,
-				     "giving up on stale connection\n");
-			if (tries >= SRP_MAX_LOGIN_TRIES)
+			/* an RDMA CM ID connects once: no retry there */
+			if (tries >= SRP_MAX_LOGIN_TRIES || target->using_rdma_cm) {
+				shost_printk(KERN_ERR, target->scsi_host,
+					     "giving up on stale connection\n");
 				return -ECONNRESET;
+			}
 			break;
 		default:
 			return ch->status;
