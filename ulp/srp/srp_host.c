@@ -478,7 +478,7 @@ static int srp_size_target(struct srp_target_port *target)
 {
 	struct srp_device *dev = target->srp_host->srp_dev;
 	struct Scsi_Host *shost = target->scsi_host;
-	unsigned int sectors_per_page, pages;
+	unsigned int sectors_per_page, pages, max_wr;
 
 	if (!dev->use_fast_reg && !target->allow_ext_sg &&
 	    target->cmd_sg_cnt < target->sg_tablesize) {
@@ -506,6 +506,16 @@ static int srp_size_target(struct srp_target_port *target)
 		shost->virt_boundary_mask = ~dev->mr_page_mask;
 	}
 
+	/* every command may need a SEND, a REG_MR and a LOCAL_INV per MR */
+	max_wr = dev->dev->attrs.max_qp_wr / (1 + 2 * target->mr_per_cmd);
+	if (target->can_queue + SRP_RSP_SQ_SIZE + SRP_TSK_MGMT_SQ_SIZE > max_wr) {
+		if (max_wr <= SRP_RSP_SQ_SIZE + SRP_TSK_MGMT_SQ_SIZE)
+			return -EINVAL;
+		target->can_queue = max_wr - SRP_RSP_SQ_SIZE -
+				    SRP_TSK_MGMT_SQ_SIZE;
+		pr_warn_ratelimited("%s: queue_size limited to %u\n",
+				    dev_name(&dev->dev->dev), target->can_queue);
+	}
 	target->queue_size = target->can_queue + SRP_RSP_SQ_SIZE +
 			     SRP_TSK_MGMT_SQ_SIZE;
 	shost->can_queue = target->can_queue;
