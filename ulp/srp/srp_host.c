@@ -491,12 +491,15 @@ static int srp_size_target(struct srp_target_port *target)
 	target->mr_per_cmd = 0;
 	if (dev->use_fast_reg) {
 		sectors_per_page = dev->mr_page_size >> SECTOR_SHIFT;
-		/* one page more than the data for a buffer not page aligned */
+		/*
+		 * One page more than the data for a buffer that is not page
+		 * aligned, and one MR more for the page two MRs may share.
+		 */
 		pages = DIV_ROUND_UP(shost->max_sectors, sectors_per_page) + 1;
-		target->mr_per_cmd = DIV_ROUND_UP(pages, dev->max_pages_per_mr);
+		target->mr_per_cmd = DIV_ROUND_UP(pages, dev->max_pages_per_mr) + 1;
 		if (target->mr_per_cmd > target->cmd_sg_cnt) {
-			target->mr_per_cmd = target->cmd_sg_cnt;
-			shost->max_sectors = (target->mr_per_cmd *
+			target->mr_per_cmd = max(target->cmd_sg_cnt, 2U);
+			shost->max_sectors = ((target->mr_per_cmd - 1) *
 					      dev->max_pages_per_mr - 1) *
 					     sectors_per_page;
 		}
