@@ -1023,8 +1023,9 @@ static int srp_rdma_cm_handler(struct rdma_cm_id *cm_id,
  * srp_disconnect_target() - log out of every channel of a target
  * @target: the target
  *
- * Sends a DREQ (IB CM) or disconnects (RDMA CM) every connected channel;
- * the target's answer is not waited for.
+ * Sends a DREQ (IB CM) or disconnects (RDMA CM) on every channel; on one
+ * that never got connected that fails, which is only worth a debug line.
+ * The target's answer is not waited for.
  */
 void srp_disconnect_target(struct srp_target_port *target)
 {

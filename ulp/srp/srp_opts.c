@@ -145,6 +145,7 @@ static int srp_parse_addr(struct net *net, char *val, bool want_port,
 	char *port = NULL;
 	char *host = val;
 	size_t len;
+	int ret;
 
 	if (want_port) {
 		port = strrchr(val, ':');
@@ -159,7 +160,11 @@ static int srp_parse_addr(struct net *net, char *val, bool want_port,
 	}
 	if (!*host)
 		return -EINVAL;
-	return inet_pton_with_scope(net, AF_UNSPEC, host, port ?: "0", sa);
+	ret = inet_pton_with_scope(net, AF_UNSPEC, host, port ?: "0", sa);
+	/* the kernel's IPv4 parser stops at a colon: "1.2.3.4:5" is no address */
+	if (!ret && sa->ss_family == AF_INET && strchr(host, ':'))
+		ret = -EINVAL;
+	return ret;
 }
 
 static int srp_parse_one(struct net *net, struct srp_target_port *target,
