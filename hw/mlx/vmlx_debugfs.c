@@ -4,6 +4,8 @@
  *
  *   /sys/kernel/debug/vmlx/fabric                  topology, switch counters
  *   /sys/kernel/debug/vmlx/<dev>/objects           verbs objects in use
+ *   /sys/kernel/debug/vmlx/<dev>/qps               transport state of each
+ *                                                  RC and UC QP, a line each
  *   /sys/kernel/debug/vmlx/<dev>/port<N>/link      1: link up; write 0/1
  *                                                  to disable/enable it
  *   /sys/kernel/debug/vmlx/<dev>/port<N>/drop_ppm  packets per million
@@ -232,6 +234,53 @@ static int vmlx_objects_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(vmlx_objects);
 
+/*
+ * qps: the transport state of each connected QP, one line each: enough to
+ * see where a stalled connection waits.  Read under the QP's lock, one
+ * QP at a time, with a reference so that it cannot go meanwhile.
+ */
+static void vmlx_qp_show_one(struct seq_file *m, struct vmlx_qp *qp)
+{
+	mutex_lock(&qp->lock);
+	seq_printf(m, "qp %u state %d sq %u/%u/%u req psn %u sent %u rd_atomic %u comp psn %u retry %u timer %d probing %d rnr_wait %d resp psn %u read %d/%u waiting %u rx %u\n",
+		   qp->ibqp.qp_num, qp->state, qp->sq.q.index,
+		   qp->req.next, qp->req.fetched, qp->req.psn,
+		   qp->req.sent_psn, qp->req.rd_atomic, qp->comp.psn,
+		   qp->comp.retry_left, timer_pending(&qp->comp.timer),
+		   qp->comp.probing, qp->comp.rnr_wait, qp->resp.psn,
+		   qp->resp.read.active, qp->resp.read.psn,
+		   skb_queue_len(&qp->resp.waiting),
+		   skb_queue_len(&qp->rx_queue));
+	mutex_unlock(&qp->lock);
+}
+
+static int vmlx_qps_show(struct seq_file *m, void *v)
+{
+	struct vmlx_dev *vdev = m->private;
+	unsigned long index = 0;
+	struct vmlx_qp *qp;
+	bool found;
+
+	for (;; index++) {
+		xa_lock(&vdev->qps);
+		qp = xa_find(&vdev->qps, &index, ULONG_MAX, XA_PRESENT);
+		found = qp;
+		if (qp && !refcount_inc_not_zero(&qp->refs))
+			qp = NULL;	/* being destroyed */
+		xa_unlock(&vdev->qps);
+		if (!found)
+			break;
+		if (!qp)
+			continue;
+		if (qp->ibqp.qp_type == IB_QPT_RC ||
+		    qp->ibqp.qp_type == IB_QPT_UC)
+			vmlx_qp_show_one(m, qp);
+		vmlx_qp_put(qp);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vmlx_qps);
+
 /* fabric */
 
 static int vmlx_fabric_dbg_show(struct seq_file *m, void *v)
@@ -274,6 +323,7 @@ void vmlx_debugfs_add_dev(struct vmlx_dev *vdev)
 					   vmlx_debugfs_root);
 	debugfs_create_file("objects", 0444, vdev->debugfs, vdev,
 			    &vmlx_objects_fops);
+	debugfs_create_file("qps", 0444, vdev->debugfs, vdev, &vmlx_qps_fops);
 	for (p = 1; p <= vdev->ibdev.phys_port_cnt; p++) {
 		port = vmlx_port(vdev, p);
 		snprintf(name, sizeof(name), "port%u", p);

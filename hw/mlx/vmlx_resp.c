@@ -24,8 +24,8 @@
  *             2 GiB is answered a budget of packets per run of the work
  *             item (vmlx_resp_run()).
  *   waiting   the requests that came behind it, kept until its last
- *             response is out (a duplicate READ does not wait: it
- *             restarts the stream).
+ *             response is out (a duplicate of it or of an earlier READ
+ *             does not wait: it restarts the stream).
  *   nak_sent  a NAK (sequence error, or RNR) was sent for ePSN; nothing
  *             more is said until the requester resends ePSN.
  *
@@ -34,7 +34,8 @@
  * duplicate and is never executed twice: a SEND or WRITE packet is
  * answered with an ACK for ePSN - 1; a READ gets its responses again,
  * rebuilt from the resent request, which may restart in the middle of the
- * original and replaces the stream under way, if any; an atomic gets its
+ * original, replacing the stream under way if that is the same READ or a
+ * later one, else after it (resp_must_wait()); an atomic gets its
  * saved ATOMIC ACKNOWLEDGE again; a duplicate we no longer remember is
  * dropped.  A request after ePSN means packets were lost: one NAK (PSN
  * sequence error) names ePSN, then the following packets are dropped
@@ -128,8 +129,9 @@ static u32 resp_read_npkts(const struct vmlx_qp *qp, u32 len)
 /*
  * Start sending the RDMA READ responses for @len bytes at @va, PSNs from
  * @psn on; vmlx_resp_run() sends them.  A stream already under way is
- * replaced: only a duplicate READ comes in while one is (see
- * vmlx_resp_rcv()), and the requester wants the responses from there.
+ * replaced: only a duplicate of it or of an earlier READ comes in while
+ * one is (see resp_must_wait()), and the requester wants the responses
+ * from there.
  */
 static void resp_read_start(struct vmlx_qp *qp, u64 va, u32 rkey, u32 len,
 			    u32 psn)
@@ -927,16 +929,24 @@ static bool resp_pkey_ok(struct vmlx_qp *qp, struct sk_buff *skb)
 /*
  * While READ responses are being sent, the requests behind the READ wait
  * in resp.waiting: they must be executed, and answered, after it, and so
- * must the requests behind them.  Only a duplicate READ goes ahead, since
- * it restarts the stream.  Acknowledgements and responses for the QP's
- * own requests never wait: they go to the completer as they arrive.
+ * must the requests behind them.  A duplicate READ for the stream under
+ * way or an earlier one goes ahead: the requester went back to it, and
+ * the stream restarts there.  A duplicate of a later READ waits like the
+ * rest: a requester that went back resends its READs in order, and each
+ * must be answered in full before the next, or the responses it waits
+ * for would be cut off by those of the READs behind.  Acknowledgements
+ * and responses for the QP's own requests never wait: they go to the
+ * completer as they arrive.
  */
 static bool resp_must_wait(struct vmlx_qp *qp, const struct vmlx_pkt *pkt)
 {
+	const struct vmlx_resp_read *rd = &qp->resp.read;
+
 	if ((pkt->op->flags & VMLX_OPF_READ) &&
 	    vmlx_psn_compare(pkt->psn, qp->resp.psn) < 0)
-		return false;
-	return qp->resp.read.active || !skb_queue_empty(&qp->resp.waiting);
+		return rd->active &&
+		       vmlx_psn_compare(pkt->psn, rd->last_psn) > 0;
+	return rd->active || !skb_queue_empty(&qp->resp.waiting);
 }
 
 /* Keep a request until the READ responses ahead of it are out. */

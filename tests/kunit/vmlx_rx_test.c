@@ -24,8 +24,10 @@
  *   - RDMA READ responses in slices: a run of the responder sends exactly
  *     its budget of responses, requests behind the READ wait until its
  *     last response is out, a duplicate READ for the tail restarts the
- *     stream where it asks and a duplicate of another form is ignored, and
- *     duplicates of a READ never cost more responses than the READ alone.
+ *     stream where it asks and a duplicate of another form is ignored,
+ *     duplicates of a READ never cost more responses than the READ alone,
+ *     and the resent READs of a requester that went back are answered in
+ *     order, each in full.
  *
  * The bounded flush passes (vmlx_flush_pass()) matter for user rings, which
  * need a process to write them: the VM scenarios cover them.
@@ -1287,6 +1289,70 @@ static void vmlx_rx_read_dup_test(struct kunit *test)
 			vmlx_psn_add(psn2, VRX_BIG_PKTS));
 }
 
+/*
+ * A requester that went back resends its READs in order: the tail of the
+ * first, then the second whole.  Arriving together, before any run, the
+ * second waits for the first's tail instead of cutting it off: all the
+ * responses of both come, the first's first.
+ */
+static void vmlx_rx_read_dup_order_test(struct kunit *test)
+{
+	struct vrx_ctx *ctx = test->priv;
+	const u32 mtu = VRX_MTU_BYTES;
+	const u32 len = VRX_READ_PKTS * mtu;
+	const u32 k = VRX_RESTART;
+	struct vmlx_port *port = ctx->port[0];
+	struct sk_buff *first, *second, *tail, *again;
+	u32 rqpn, rkey, psn2, psn_end;
+	struct vmlx_qp *r, *p;
+	s64 xmit, sent;
+	u64 va;
+
+	vrx_connect(test, IB_QPT_RC, false);
+	r = vrx_qp(ctx, 0);
+	p = vrx_qp(ctx, 1);
+	rqpn = r->ibqp.qp_num;
+	rkey = ctx->mr->rkey;
+	va = (uintptr_t)ctx->buf;
+	psn2 = vmlx_psn_add(VRX_PSN, VRX_READ_PKTS);
+	psn_end = vmlx_psn_add(psn2, VRX_READ_PKTS);
+
+	first = vrx_read(test, p, rqpn, VRX_PSN, va, rkey, len);
+	second = vrx_read(test, p, rqpn, psn2, va, rkey, len);
+	tail = vrx_read(test, p, rqpn, vmlx_psn_add(VRX_PSN, k), va + k * mtu,
+			rkey, len - k * mtu);
+	again = vrx_read(test, p, rqpn, psn2, va, rkey, len);
+	vrx_arrived(test, first, port);
+	vrx_arrived(test, second, port);
+	vrx_arrived(test, tail, port);
+	vrx_arrived(test, again, port);
+
+	mutex_lock(&r->lock);
+	/* both READs executed and answered */
+	vmlx_resp_rcv(r, first);
+	vmlx_resp_rcv(r, second);
+	sent = vrx_run_stream(test, r, port);
+	KUNIT_EXPECT_EQ(test, sent, 2LL * VRX_READ_PKTS);
+	KUNIT_EXPECT_EQ(test, r->resp.psn, psn_end);
+
+	/* the requester went back to response k of the first */
+	xmit = vrx_xmit(port);
+	vmlx_resp_rcv(r, tail);
+	KUNIT_EXPECT_TRUE(test, r->resp.read.active);
+	KUNIT_EXPECT_EQ(test, r->resp.read.psn, vmlx_psn_add(VRX_PSN, k));
+	vmlx_resp_rcv(r, again);
+	/* the second waits: the first's tail is not replaced */
+	KUNIT_EXPECT_EQ(test, r->resp.read.psn, vmlx_psn_add(VRX_PSN, k));
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&r->resp.waiting), 1U);
+	sent = vrx_run_stream(test, r, port);
+	KUNIT_EXPECT_EQ(test, sent, (s64)(VRX_READ_PKTS - k + VRX_READ_PKTS));
+	KUNIT_EXPECT_EQ(test, vrx_xmit(port) - xmit,
+			(s64)(VRX_READ_PKTS - k + VRX_READ_PKTS));
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&r->resp.waiting));
+	KUNIT_EXPECT_EQ(test, r->resp.psn, psn_end);
+	mutex_unlock(&r->lock);
+}
+
 static struct kunit_case vmlx_rx_cases[] = {
 	KUNIT_CASE(vmlx_rx_rc_source_test),
 	KUNIT_CASE(vmlx_rx_uc_source_test),
@@ -1298,6 +1364,7 @@ static struct kunit_case vmlx_rx_cases[] = {
 	KUNIT_CASE(vmlx_rx_timeout_probe_test),
 	KUNIT_CASE(vmlx_rx_read_slice_test),
 	KUNIT_CASE(vmlx_rx_read_dup_test),
+	KUNIT_CASE(vmlx_rx_read_dup_order_test),
 	{}
 };
 
