@@ -31,7 +31,9 @@
  * - srp_host.target_lock protects the host's target_list and the targets'
  *   state field.
  * - srp_target_port.tsk_mgmt_mutex serialises task management functions
- *   of a target (one outstanding at a time).
+ *   of a target (one outstanding at a time), and keeps a reconnect from
+ *   tearing the channels down while srp_abort() holds a command it has
+ *   claimed, whose MRs come from the QP's pool.
  * - The reconnects, the transport layer timers and rport deletion are
  *   serialised by the transport class (rport->mutex).
  */
@@ -364,9 +366,12 @@ struct scsi_cmnd *srp_claim_req(struct srp_rdma_ch *ch,
 				struct scsi_cmnd *scmnd);
 void srp_free_req(struct srp_rdma_ch *ch, struct srp_request *req,
 		  struct scsi_cmnd *scmnd, s32 req_lim_delta);
+int __srp_send_tsk_mgmt(struct srp_rdma_ch *ch, u64 req_tag, u64 lun,
+			u8 func, u8 *status);
 int srp_send_tsk_mgmt(struct srp_rdma_ch *ch, u64 req_tag, u64 lun,
 		      u8 func, u8 *status);
-void srp_finish_all(struct srp_target_port *target, int result);
+void srp_finish_all(struct srp_target_port *target, struct scsi_device *sdev,
+		    int result);
 
 /* srp_host.c */
 int srp_add_target(struct srp_host *host, const char *buf);

@@ -80,11 +80,15 @@ static int srp_abort(struct scsi_cmnd *scmnd)
 	shost_printk(KERN_ERR, target->scsi_host, "SRP abort called\n");
 
 	ch = &target->ch[blk_mq_unique_tag_to_hwq(tag)];
-	if (!srp_claim_req(ch, req, scmnd))
+	/* until its MRs are back, a reconnect must not destroy the QP */
+	mutex_lock(&target->tsk_mgmt_mutex);
+	if (!srp_claim_req(ch, req, scmnd)) {
+		mutex_unlock(&target->tsk_mgmt_mutex);
 		return SUCCESS;
+	}
 
-	if (srp_send_tsk_mgmt(ch, tag, scmnd->device->lun,
-			      SRP_TSK_ABORT_TASK, NULL) == 0)
+	if (__srp_send_tsk_mgmt(ch, tag, scmnd->device->lun,
+				SRP_TSK_ABORT_TASK, NULL) == 0)
 		ret = SUCCESS;
 	else if (target->rport->state == SRP_RPORT_LOST)
 		ret = FAST_IO_FAIL;
@@ -93,6 +97,7 @@ static int srp_abort(struct scsi_cmnd *scmnd)
 
 	/* the command is ours now: its MRs are invalidated either way */
 	srp_free_req(ch, req, scmnd, 0);
+	mutex_unlock(&target->tsk_mgmt_mutex);
 	if (ret == SUCCESS) {
 		scmnd->result = DID_ABORT << 16;
 		scsi_done(scmnd);
@@ -108,9 +113,12 @@ static int srp_reset_device(struct scsi_cmnd *scmnd)
 	shost_printk(KERN_ERR, target->scsi_host, "SRP reset_device called\n");
 
 	if (srp_send_tsk_mgmt(&target->ch[0], SRP_TAG_NO_REQ,
-			      scmnd->device->lun, SRP_TSK_LUN_RESET, &status))
+			      scmnd->device->lun, SRP_TSK_LUN_RESET, &status) ||
+	    status)
 		return FAILED;
-	return status ? FAILED : SUCCESS;
+	/* the reset cleared the LUN's task set: its commands get no response */
+	srp_finish_all(target, scmnd->device, DID_RESET << 16);
+	return SUCCESS;
 }
 
 static int srp_reset_host(struct scsi_cmnd *scmnd)
@@ -337,8 +345,14 @@ static int srp_rport_reconnect(struct srp_rport *rport)
 	if (target->state == SRP_TARGET_SCANNING)
 		return -ENODEV;
 
-	/* the target will not answer the commands of the old channels */
-	srp_finish_all(target, DID_RESET << 16);
+	/*
+	 * The target will not answer the commands of the old channels.  An
+	 * abort in progress holds its command, and the command's MRs, until
+	 * its task management function is over: wait for it, so that every
+	 * MR is back before the old QPs go.
+	 */
+	mutex_lock(&target->tsk_mgmt_mutex);
+	srp_finish_all(target, NULL, DID_RESET << 16);
 
 	for (i = 0; i < target->ch_count; i++) {
 		struct srp_rdma_ch *ch = &target->ch[i];
@@ -351,6 +365,7 @@ static int srp_rport_reconnect(struct srp_rport *rport)
 			list_add(&ch->tx_ring[j]->list, &ch->free_tx);
 	}
 	target->qp_in_error = false;
+	mutex_unlock(&target->tsk_mgmt_mutex);
 
 	for (i = 0; i < target->ch_count && !ret; i++)
 		ret = srp_connect_ch(&target->ch[i], target->max_iu_len, i > 0);
@@ -366,7 +381,7 @@ static int srp_rport_reconnect(struct srp_rport *rport)
 
 static void srp_terminate_io(struct srp_rport *rport)
 {
-	srp_finish_all(rport->lld_data, DID_TRANSPORT_FAILFAST << 16);
+	srp_finish_all(rport->lld_data, NULL, DID_TRANSPORT_FAILFAST << 16);
 }
 
 static void srp_rport_delete(struct srp_rport *rport)

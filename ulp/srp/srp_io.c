@@ -468,6 +468,7 @@ void srp_free_req(struct srp_rdma_ch *ch, struct srp_request *req,
 
 struct srp_finish_ctx {
 	struct srp_target_port	*target;
+	struct scsi_device	*sdev;
 	int			result;
 };
 
@@ -477,6 +478,8 @@ static bool srp_finish_cmd(struct scsi_cmnd *scmnd, void *data)
 	struct srp_request *req = scsi_cmd_priv(scmnd);
 	struct srp_rdma_ch *ch = srp_ch_of(ctx->target, scmnd);
 
+	if (ctx->sdev && scmnd->device != ctx->sdev)
+		return true;
 	if (srp_claim_req(ch, req, scmnd)) {
 		srp_free_req(ch, req, scmnd, 0);
 		scmnd->result = ctx->result;
@@ -486,13 +489,23 @@ static bool srp_finish_cmd(struct scsi_cmnd *scmnd, void *data)
 }
 
 /**
- * srp_finish_all() - complete every outstanding command of a target
- * @target: the target, whose channels do not take new commands
+ * srp_finish_all() - complete outstanding commands of a target
+ * @target: the target
+ * @sdev: complete only the commands of this LUN, or NULL for all
  * @result: the SCSI result to complete them with
+ *
+ * With @sdev NULL the target's channels must not take new commands.  A
+ * command completed here got no response, so it returns no credit: the
+ * target adds it to the credits of a later response.
  */
-void srp_finish_all(struct srp_target_port *target, int result)
+void srp_finish_all(struct srp_target_port *target, struct scsi_device *sdev,
+		    int result)
 {
-	struct srp_finish_ctx ctx = { .target = target, .result = result };
+	struct srp_finish_ctx ctx = {
+		.target = target,
+		.sdev = sdev,
+		.result = result,
+	};
 
 	scsi_host_busy_iter(target->scsi_host, srp_finish_cmd, &ctx);
 }
@@ -821,34 +834,34 @@ done:
 }
 
 /**
- * srp_send_tsk_mgmt() - send a task management function and wait for it
+ * __srp_send_tsk_mgmt() - send a task management function and wait for it
  * @ch: the channel
  * @req_tag: the tag of the command it is about (ABORT TASK)
  * @lun: the LUN
  * @func: SRP_TSK_*
  * @status: if not NULL, the response code of the target
  *
+ * Context: the target's tsk_mgmt_mutex held.
  * Return: 0 if the target answered within SRP_ABORT_TIMEOUT_MS, else -1.
  */
-int srp_send_tsk_mgmt(struct srp_rdma_ch *ch, u64 req_tag, u64 lun,
-		      u8 func, u8 *status)
+int __srp_send_tsk_mgmt(struct srp_rdma_ch *ch, u64 req_tag, u64 lun,
+			u8 func, u8 *status)
 {
 	struct srp_target_port *target = ch->target;
 	struct ib_device *ibdev = target->srp_host->srp_dev->dev;
 	struct srp_tsk_mgmt *tsk_mgmt;
 	unsigned long flags;
 	struct srp_iu *iu;
-	int res = -1;
 
+	lockdep_assert_held(&target->tsk_mgmt_mutex);
 	if (!ch->connected || target->qp_in_error)
 		return -1;
 
-	mutex_lock(&target->tsk_mgmt_mutex);
 	spin_lock_irqsave(&ch->lock, flags);
 	iu = __srp_get_tx_iu(ch, SRP_IU_TSK_MGMT);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (!iu)
-		goto unlock;
+		return -1;
 
 	ib_dma_sync_single_for_cpu(ibdev, iu->dma, sizeof(*tsk_mgmt),
 				   DMA_TO_DEVICE);
@@ -869,17 +882,38 @@ int srp_send_tsk_mgmt(struct srp_rdma_ch *ch, u64 req_tag, u64 lun,
 				      DMA_TO_DEVICE);
 	if (srp_post_send(ch, iu, sizeof(*tsk_mgmt))) {
 		srp_put_tx_iu(ch, iu, SRP_IU_TSK_MGMT);
-		goto unlock;
+		return -1;
 	}
-	if (wait_for_completion_timeout(&ch->tsk_mgmt_done,
-					msecs_to_jiffies(SRP_ABORT_TIMEOUT_MS))) {
-		if (status)
-			*status = ch->tsk_mgmt_status;
-		res = 0;
-	}
-unlock:
+	if (!wait_for_completion_timeout(&ch->tsk_mgmt_done,
+					 msecs_to_jiffies(SRP_ABORT_TIMEOUT_MS)))
+		return -1;
+	if (status)
+		*status = ch->tsk_mgmt_status;
+	return 0;
+}
+
+/**
+ * srp_send_tsk_mgmt() - send a task management function and wait for it
+ * @ch: the channel
+ * @req_tag: the tag of the command it is about
+ * @lun: the LUN
+ * @func: SRP_TSK_*
+ * @status: if not NULL, the response code of the target
+ *
+ * Takes the target's tsk_mgmt_mutex around __srp_send_tsk_mgmt().
+ *
+ * Return: 0 if the target answered within SRP_ABORT_TIMEOUT_MS, else -1.
+ */
+int srp_send_tsk_mgmt(struct srp_rdma_ch *ch, u64 req_tag, u64 lun,
+		      u8 func, u8 *status)
+{
+	struct srp_target_port *target = ch->target;
+	int ret;
+
+	mutex_lock(&target->tsk_mgmt_mutex);
+	ret = __srp_send_tsk_mgmt(ch, req_tag, lun, func, status);
 	mutex_unlock(&target->tsk_mgmt_mutex);
-	return res;
+	return ret;
 }
 
 /**
