@@ -12,15 +12,16 @@
 #    SRP_LOGIN_REJ fail with ECONNRESET, the rejection's reason in dmesg.
 #    Nothing stays behind.
 #  - A login the rogue accepts and then answers every command with an
-#    empty IU, an unknown opcode, a short SRP_RSP, responses for tags no
+#    unknown opcode, a short SRP_RSP, responses for tags no
 #    command has (also of another queue, above 32 bits, a stale task
 #    management tag), short SRP_CRED_REQ and SRP_AER_REQ, a CRED_REQ
 #    granting 2^31 - 1 credits, then a CHECK CONDITION whose response and
 #    sense data lengths run far past the IU and whose residual is beyond
 #    the buffer, and that response once more: the LUN scan ends (no
 #    disk), the malformed IUs are counted as dropped in dmesg
-#    (rate-limited), the host stays logged in (req_lim readable, the
-#    remote port running) and logs out cleanly.
+#    (rate-limited), and the host goes: logged out, or removed by
+#    ib_srp itself when error handling ends in a reconnect the rogue
+#    refuses.
 #  - rmmod ib_srp: rdma res back to before; dmesg clean (the harness).
 #
 # vm-run-options: --smp 2 --timeout 600
@@ -120,9 +121,9 @@ tap_is "no QP, CQ or MR of ib_srp left" \
 
 dmesg -C
 tap_is "login to the rogue answering with garbage" "$(add_target "$line")" OK
-h=$(srp_host)
-tap_ok $? "a SCSI host (host$h)"
 log=$(dmesg)
+h=$(sed -n 's/.*scsi host\([0-9]*\): new target.*/\1/p' <<<"$log" | head -n 1)
+tap_like "a SCSI host logged in (host$h)" "$h" '^[0-9]+$'
 tap_diag "dmesg:" "$(head -n 40 <<<"$log")"
 tap_like "dmesg: malformed IUs dropped" "$log" "dropped IU from target"
 tap_like "dmesg: responses without a command dropped" "$log" "Null scmnd"
@@ -130,23 +131,29 @@ tap_like "dmesg: the stale task management response" "$log" \
 	"tsk mgmt response too late"
 tap_like "dmesg: sense beyond the IU" "$log" "sense beyond the IU"
 tap_is "no disk from the scan" \
-	"$(ls /sys/class/scsi_host/host$h/device/target$h:0:0 2>/dev/null | grep -c "^$h:")" 0
-tap_like "host$h: req_lim" "$(cat /sys/class/scsi_host/host$h/req_lim)" \
-	"^[0-9]+$"
+	"$(ls -d /sys/class/scsi_host/host$h/device/target$h:0:0/$h:0:0:* 2>/dev/null | wc -l)" 0
+# The rogue answers the error handler's REQUEST SENSE with garbage as
+# well, so error handling may end in a host reset whose login the rogue,
+# out of modes, refuses: ib_srp then removes the host itself, as
+# upstream does after a failed scan.  If it is still there, log out.
 rp=/sys/class/srp_remote_ports/port-$h:1
-tap_is "remote port running" "$(cat $rp/state 2>&1)" running
-tap_check "logout" sh -c "echo 1 >$rp/delete"
+if [[ -e $rp ]]; then
+	tap_like "host$h: req_lim" "$(cat /sys/class/scsi_host/host$h/req_lim 2>&1)" \
+		"^[0-9]+$"
+	echo 1 >$rp/delete 2>/dev/null
+	tap_diag "logged out"
+else
+	tap_like "ib_srp removed the host after the failed scan" "$(dmesg)" \
+		"SCSI scan failed - removing SCSI host"
+fi
 for _ in $(seq 60); do
 	[[ -e /sys/class/scsi_host/host$h ]] || break
 	sleep 1
 done
 tap_ok "$([[ ! -e /sys/class/scsi_host/host$h ]]; echo $?)" "host$h gone"
-for _ in $(seq 30); do
-	kill -0 "$rogue_pid" 2>/dev/null || break
-	sleep 1
-done
+# the rogue waits for more commands: it never sees the initiator go
+kill "$rogue_pid"
 wait "$rogue_pid"
-tap_ok $? "the rogue target ran every mode"
 rogue_pid=
 tap_diag "rogue:" "$(cat "$run/rogue")"
 tap_is "rogue: ok for every mode" "$(grep -c '^ok ' "$run/rogue")" 7

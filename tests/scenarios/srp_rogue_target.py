@@ -17,9 +17,11 @@
 #   bad_opcode  a REP whose private data is not an SRP_LOGIN_RSP
 #   reject      an SRP_LOGIN_REJ (insufficient resources)
 #   garbage     a good login, then the malformed IUs for every command,
-#               until the initiator goes away
+#               until the initiator goes away (its DREQ is not seen: kill
+#               the rogue when done)
 #
-# Prints "# " lines about what it did and "ok MODE" after each mode.
+# Prints "# " lines about what it did and "ok MODE" after each mode (for
+# garbage: after its answers to the first command).
 
 import struct
 import sys
@@ -81,7 +83,11 @@ class Conn:
 
 
 def garbage(conn):
-    """Malformed IUs for every command, then a lying response, twice."""
+    """Malformed IUs for every command, then a lying response, twice.
+
+    No empty IU: pyverbs' post_send() takes a length of 0 for the whole
+    MR, which would be a SEND longer than the initiator's receive buffers.
+    """
     cmds = 0
     while True:
         try:
@@ -95,7 +101,6 @@ def garbage(conn):
         tag = iu[8:16]
         good = srp_rsp(tag)
         for bad in (
-                b"",                                    # empty
                 b"\x77",                                # unknown opcode
                 good[:20],                              # short SRP_RSP
                 srp_rsp(struct.pack("<Q", 0xdeadbeef)),  # no such tag
@@ -117,6 +122,9 @@ def garbage(conn):
                           data=sense))
         conn.send(srp_rsp(tag, flags=0x02, status=2, slen=len(sense),
                           data=sense))
+        if cmds == 1:
+            print("ok garbage")
+            sys.stdout.flush()
 
 
 def main():
@@ -135,7 +143,7 @@ def main():
         if mode == "reject":
             rej = struct.pack(">B3xIQ8xH6x", SRP_LOGIN_REJ, 0x00010001, 0,
                               0x6)
-            cid.reject(rej, len(rej))
+            cid.reject(rej)
             print("ok " + mode)
             continue
         rsp = {
@@ -153,6 +161,7 @@ def main():
         cid.accept(cp)
         if mode == "garbage":
             garbage(conn)
+            continue
         print("ok " + mode)
         sys.stdout.flush()
 
