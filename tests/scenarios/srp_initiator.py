@@ -313,6 +313,21 @@ def run_io(a):
     check(unit_ready(c, 1), "TEST UNIT READY LUN 1 (fileio): GOOD")
     io_tests(c, 1, size, "fileio LUN 1", mrs)
 
+    # a READ of one block into an 8 KiB buffer: the residual is reported,
+    # and what lies beyond the block is zeroes or what the initiator had
+    # there, never the target's stale memory
+    rmr = mrs[1]
+    rmr.write(b"\xa5" * 8192, 8192, 0)
+    tag = c.cmd(rw10(0x28, 0, 1), 0, inn=[(rmr, 0, 8192)])
+    r = c.response()
+    check(r is not None and r["tag"] == tag and r["status"] == 0 and
+          r["flags"] & 0x20 and r["dires"] == 8192 - 512,
+          "READ(10) of 512 B into 8 KiB: GOOD, DIUNDER, residual 7680", r)
+    tail = rmr.read(8192 - 512, 512)
+    check(tail in (b"\0" * len(tail), b"\xa5" * len(tail)),
+          "... the 7680 bytes after the block: zeroes or the buffer's own",
+          sorted(set(tail))[:8])
+
     # sense data: a READ beyond the end
     tag = c.cmd(rw10(0x28, 0x7FFFFFF0, 1), 0, inn=[(mrs[1], 0, 512)])
     r = c.response()

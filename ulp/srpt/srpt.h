@@ -368,6 +368,7 @@ struct srpt_rw_ctx {
  * @sgl: the data buffer given to LIO
  * @sgl_cnt: entries of @sgl
  * @sgl_own: @sgl was allocated for several remote buffers
+ * @rdma_len: bytes of the remote buffers, which the RDMA requests move
  * @queue_status_only: send the status without the data-in
  * @sense: sense buffer
  */
@@ -386,6 +387,7 @@ struct srpt_send_ioctx {
 	struct scatterlist *sgl;
 	u32 sgl_cnt;
 	bool sgl_own;
+	u32 rdma_len;
 	bool queue_status_only;
 	u8 sense[TRANSPORT_SENSE_BUFFER];
 };

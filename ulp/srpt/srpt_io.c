@@ -273,6 +273,7 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 	ioctx->sgl = NULL;
 	ioctx->sgl_cnt = 0;
 	ioctx->sgl_own = false;
+	ioctx->rdma_len = 0;
 	ioctx->queue_status_only = false;
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
 	memset(ioctx->sense, 0, sizeof(ioctx->sense));
@@ -404,6 +405,7 @@ static sense_reason_t srpt_parse_data(struct srpt_send_ioctx *ioctx,
 
 	*dir = fmt_out ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
 	*data_len = total;
+	ioctx->rdma_len = total;
 	if (!total)
 		return TCM_NO_SENSE;
 
@@ -422,9 +424,9 @@ static sense_reason_t srpt_parse_data(struct srpt_send_ioctx *ioctx,
 
 		if (!len)
 			continue;
-		/* Data-in pages are zeroed: a short read must not leak. */
-		ret = target_alloc_sgl(&ctx->sg, &ctx->nents, len,
-				       *dir == DMA_FROM_DEVICE, false);
+		/* a short data-in has its tail zeroed (srpt_queue_response) */
+		ret = target_alloc_sgl(&ctx->sg, &ctx->nents, len, false,
+				       false);
 		if (ret)
 			goto err;
 		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->sport->port,
@@ -774,6 +776,15 @@ static void srpt_queue_response(struct se_cmd *cmd)
 
 	if (!tmr && cmd->data_direction == DMA_FROM_DEVICE &&
 	    cmd->data_length && !ioctx->queue_status_only) {
+		/*
+		 * The RDMA WRITEs fill the initiator's buffers whole: where
+		 * LIO produced less (an underflow), they carry zeroes, not
+		 * what the pages held before.
+		 */
+		if (cmd->data_length < ioctx->rdma_len)
+			sg_zero_buffer(ioctx->sgl, ioctx->sgl_cnt,
+				       ioctx->rdma_len - cmd->data_length,
+				       cmd->data_length);
 		for (i = ioctx->n_rw_ctx - 1; i >= 0; i--)
 			first_wr = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw,
 						   ch->qp, ch->sport->port,
