@@ -81,10 +81,48 @@ else
 	demo_status=1
 fi
 ipoib_netns_down
+
+# SRP: Debian's targetcli exports a ramdisk through ib_srpt on vmlx3;
+# ibsrpdm finds it from vmlx2, whose ib_srp logs in; the disk gets a
+# file system.  (No udev in this VM: sd_mod is loaded by hand.)  A
+# private D-Bus, as targetcli asks the system bus for tcmu-runner.
+mkdir -p /tmp/dbus /tmp/srpdisk
+dbus-daemon --config-file=/usr/share/dbus-1/session.conf \
+	--address=unix:path=/tmp/dbus/bus --fork --print-pid >/tmp/dbus/pid
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/tmp/dbus/bus
+show modprobe -a ib_srpt ib_srp sd_mod
+gid3=$(tr -d : </sys/class/infiniband/vmlx3/ports/1/gids/0)
+guid2=$(cut -d: -f5-8 </sys/class/infiniband/vmlx2/ports/1/gids/0 | tr -d :)
+show targetcli /backstores/ramdisk create name=rd0 size=32M
+show targetcli /srpt create ib.$gid3
+show targetcli /srpt/ib.$gid3/luns create /backstores/ramdisk/rd0
+show targetcli /srpt/ib.$gid3/acls create ib.0000000000000000$guid2
+umad2=$(grep -l vmlx2 /sys/class/infiniband_mad/umad*/ibdev | head -n 1 | xargs dirname | xargs basename)
+show ibsrpdm -c -d /dev/infiniband/$umad2
+line=$(ibsrpdm -c -d /dev/infiniband/$umad2 | grep "dgid=$gid3")
+show "echo $line > /sys/class/infiniband_srp/srp-vmlx2-1/add_target" ||
+	demo_status=1
+show lsscsi
+sd=$(lsscsi | awk '/LIO-ORG/ { print $NF; exit }')
+if [ -b "$sd" ]; then
+	show mkfs.ext4 -q "$sd"
+	show mount "$sd" /tmp/srpdisk
+	show "head -c 8M /dev/urandom > /tmp/srpdisk/file; sha256sum /tmp/srpdisk/file; df -h /tmp/srpdisk"
+	show umount /tmp/srpdisk
+	show "echo 1 > /sys/class/srp_remote_ports/\$(ls /sys/class/srp_remote_ports)/delete"
+else
+	echo "SRP: no disk appeared"
+	demo_status=1
+fi
+sleep 1
+show targetcli clearconfig confirm=True
+rmdir /sys/kernel/config/target/srpt 2>/dev/null
+kill "$(cat /tmp/dbus/pid)"
+
 kill "$smpid"
 wait "$smpid" 2>/dev/null
 show "dmesg | grep -iE 'vmlx|ib_core|infiniband' | tail -n 5"
-show rmmod rdma_ucm rdma_cm ib_ipoib ib_cm ib_uverbs ib_umad vmlx ib_core
+show rmmod ib_srp ib_srpt rdma_ucm rdma_cm ib_ipoib ib_cm ib_uverbs ib_umad vmlx ib_core
 show ls /sys/class/infiniband/
 echo "=== end of demo ==="
 exit "$demo_status"
