@@ -10,7 +10,7 @@
 #   make demo             boot a VM, load the stack, show it
 #   make bench            boot VMs, measure RC WRITE from kernel and user,
 #                         IPoIB against veth, rsockets and cmtime against
-#                         TCP over IPoIB
+#                         TCP over IPoIB, SRP against tcm_loop
 #   make modules_install  install into /lib/modules/$(KVER)/updates
 #
 # KVER picks the kernel (default: the newest Debian 6.1 headers installed,
@@ -73,6 +73,7 @@ bench: modules
 	+tests/bench/vmlx-bench.sh
 	+tests/bench/ipoib-bench.sh
 	+tests/bench/rdma-cm-bench.sh
+	+tests/bench/srp-bench.sh
 
 modules_install: have-kdir
 	+$(KMAKE) INSTALL_MOD_DIR=updates modules_install

@@ -11,7 +11,7 @@ pkgs="
 	python3-pyelftools libibverbs-dev
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
 	opensm infiniband-diags srptools targetcli-fb fio iperf3
-	dbus-daemon sg3-utils lsscsi multipath-tools e2fsprogs
+	dbus-daemon sg3-utils lsscsi multipath-tools udev e2fsprogs
 	python3-pyverbs iproute2 iputils-ping
 	iputils-arping ethtool socat netcat-openbsd netcat-traditional tshark
 "
