@@ -21,13 +21,13 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
+. "$here/../vm/srp.sh"
 
 secs=${1:-10}
 run=$(mktemp -d)
-dbus_pid=
 cleanup() {
 	opensm_stop
-	[[ -z $dbus_pid ]] || kill "$dbus_pid" 2>/dev/null
+	srp_dbus_stop
 	rm -rf "$run"
 }
 trap cleanup EXIT
@@ -89,12 +89,7 @@ tap_ok $? "opensm: vmlx0 and vmlx1 ACTIVE"
 tap_check "modprobe ib_srpt ib_srp tcm_loop sd_mod" \
 	modprobe -a ib_srpt ib_srp tcm_loop sd_mod
 
-mkdir -p "$run/dbus"
-dbus-daemon --config-file=/usr/share/dbus-1/session.conf \
-	--address="unix:path=$run/dbus/bus" --fork --print-pid \
-	>"$run/dbus/pid" 2>"$run/dbus/err"
-dbus_pid=$(cat "$run/dbus/pid")
-export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$run/dbus/bus"
+srp_dbus_start "$run/dbus"
 
 gid1=$(tr -d : </sys/class/infiniband/vmlx1/ports/1/gids/0)
 T=/srpt/ib.$gid1
@@ -111,9 +106,7 @@ EOF
 )
 tap_ok $? "targetcli: rd0 exported by ib_srpt and by tcm_loop"
 tap_diag "$out"
-SG=$(printf '%016x' "$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)")
-echo "id_ext=$SG,ioc_guid=$SG,dgid=$gid1,pkey=ffff,service_id=$SG" \
-	>/sys/class/infiniband_srp/srp-vmlx0-1/add_target
+srp_target_line "$gid1" >/sys/class/infiniband_srp/srp-vmlx0-1/add_target
 tap_ok $? "ib_srp logged in"
 for _ in $(seq 50); do
 	srp=$(disk_of ib_srp) && loop=$(disk_of tcm_loopback) && break

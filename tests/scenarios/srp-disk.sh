@@ -34,35 +34,19 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
+. "$here/../vm/srp.sh"
 
 run=$(mktemp -d)
-dbus_pid=
 cleanup() {
 	umount "$run/mnt" 2>/dev/null
 	opensm_stop
-	[[ -z $dbus_pid ]] || kill "$dbus_pid" 2>/dev/null
+	srp_dbus_stop
 	rm -rf "$run"
 }
 trap cleanup EXIT
 
 ib=/sys/class/infiniband
 SRP=/sys/class/infiniband_srp/srp-vmlx0-1
-
-# add_target STRING: STRING written to SRP's add_target in one write();
-# prints OK or the errno's name
-add_target() {
-	python3 - "$SRP/add_target" "$1" <<'EOF'
-import errno, os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-try:
-    os.write(fd, sys.argv[2].encode())
-    print("OK")
-except OSError as e:
-    print(errno.errorcode.get(e.errno, str(e.errno)))
-finally:
-    os.close(fd)
-EOF
-}
 
 # srp_hosts: the SCSI hosts of ib_srp, one per line (hostN)
 srp_hosts() {
@@ -103,12 +87,8 @@ tap_check "modprobe ib_srp" modprobe ib_srp
 tap_check "modprobe sd_mod sg (udev's job)" modprobe -a sd_mod sg
 
 # --- the target ------------------------------------------------------------------
-mkdir -p "$run/dbus" "$run/mnt"
-dbus-daemon --config-file=/usr/share/dbus-1/session.conf \
-	--address="unix:path=$run/dbus/bus" --fork --print-pid \
-	>"$run/dbus/pid" 2>"$run/dbus/err"
-dbus_pid=$(cat "$run/dbus/pid")
-export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$run/dbus/bus"
+mkdir -p "$run/mnt"
+srp_dbus_start "$run/dbus"
 
 gid1=$(tr -d : <$ib/vmlx1/ports/1/gids/0)
 guid0=$(port_guid vmlx0)
@@ -134,8 +114,8 @@ tap_ok "$(! grep -v "preferences file" <<<"$out" |
 [[ $TAP_FAILED -eq 0 ]] || tap_diag "$out"
 
 # --- discovery and login --------------------------------------------------------------
-SG=$(printf '%016x' "$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)")
-line="id_ext=$SG,ioc_guid=$SG,dgid=$gid1,pkey=ffff,service_id=$SG"
+SG=$(srp_service_guid)
+line=$(srp_target_line "$gid1")
 for _ in $(seq 20); do
 	out=$(timeout 10 ibsrpdm -c 2>&1)
 	grep -qx "$line" <<<"$out" && break
@@ -146,7 +126,7 @@ tap_ok "$(grep -qx "$line" <<<"$out"; echo $?)" "ibsrpdm -c: $line"
 
 tap_diag "t=${SECONDS}s: login"
 tap_is "the ibsrpdm line written to srp-vmlx0-1/add_target: logged in" \
-	"$(add_target "$line")" OK
+	"$(srp_add_target "$SRP/add_target" "$line")" OK
 rd=$(disk_of rd0)
 fd=$(disk_of fio0)
 tap_ok "$([[ -b $rd && -b $fd ]]; echo $?)" \
@@ -175,7 +155,7 @@ tap_is "$rport: reconnect_delay fast_io_fail_tmo dev_loss_tmo" \
 tap_is "$rport: port_id, roles" \
 	"$(cat $R/port_id $R/roles 2>&1 | xargs)" \
 	"$(sed 's/../&:/g; s/:$//' <<<"$SG$SG") SRP Target"
-tap_is "the same line again: EEXIST" "$(add_target "$line")" EEXIST
+tap_is "the same line again: EEXIST" "$(srp_add_target "$SRP/add_target" "$line")" EEXIST
 tap_is "still one SCSI host" "$(srp_hosts | wc -l)" 1
 
 # --- a file system across a logout and a login -------------------------------------------
@@ -192,7 +172,7 @@ tap_check "umount" umount "$run/mnt"
 tap_check "log out: $rport/delete" sh -c "echo 1 >$R/delete"
 wait_gone 60
 tap_ok $? "the SCSI host and the remote port are gone"
-tap_is "log in again" "$(add_target "$line")" OK
+tap_is "log in again" "$(srp_add_target "$SRP/add_target" "$line")" OK
 fd=$(disk_of fio0)
 tap_check "mount ${fd:-fio0} again" mount "$fd" "$run/mnt"
 tap_is "the four files: the same sha256" \
@@ -218,7 +198,7 @@ grep -E "READ:|WRITE:" <<<"$out" | sed 's/^ */# /'
 # --- an initiator not in the ACL ------------------------------------------------------------------
 host=$(srp_hosts)
 tap_is "initiator_ext=bb (not in the ACL): rejected" \
-	"$(add_target "$line,initiator_ext=00000000000000bb")" ECONNRESET
+	"$(srp_add_target "$SRP/add_target" "$line,initiator_ext=00000000000000bb")" ECONNRESET
 tap_like "the log names the reason: 0x00010006 (the ACL's)" \
 	"$(dmesg | tail -n 20)" "REJECTED, reason 0x00010006"
 tap_is "no SCSI host more" "$(srp_hosts | xargs)" "$host"

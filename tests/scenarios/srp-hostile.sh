@@ -30,6 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
 . "$here/../vm/ipoib.sh"
+. "$here/../vm/srp.sh"
 
 run=$(mktemp -d)
 rogue_pid=
@@ -46,20 +47,11 @@ A=10.41.0.1
 B=10.41.0.2
 PORT=5555
 srp=/sys/class/infiniband_srp
+SRP_NETNS=a
 
 # add_target STRING: the write, from namespace a; OK or the errno's name
 add_target() {
-	ip netns exec a timeout 120 python3 - "$srp/srp-vmlx0-1/add_target" "$1" <<'EOF'
-import errno, os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-try:
-    os.write(fd, sys.argv[2].encode())
-    print("OK")
-except OSError as e:
-    print(errno.errorcode.get(e.errno, str(e.errno)))
-finally:
-    os.close(fd)
-EOF
+	srp_add_target "$srp/srp-vmlx0-1/add_target" "$1"
 }
 
 srp_host() {

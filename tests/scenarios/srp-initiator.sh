@@ -30,26 +30,11 @@ set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
+. "$here/../vm/srp.sh"
 
 ib=/sys/class/infiniband
 srp=/sys/class/infiniband_srp
 trap opensm_stop EXIT
-
-# add_target FILE STRING: write STRING to FILE in one write(); prints OK
-# or the errno's name
-add_target() {
-	python3 - "$1" "$2" <<'EOF'
-import errno, os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-try:
-    os.write(fd, sys.argv[2].encode())
-    print("OK")
-except OSError as e:
-    print(errno.errorcode.get(e.errno, str(e.errno)))
-finally:
-    os.close(fd)
-EOF
-}
 
 # nothing_left: no SCSI host of ib_srp, no SRP remote port
 nothing_left() {
@@ -162,7 +147,7 @@ bad=(
 )
 dmesg -C
 for s in "${bad[@]}"; do
-	tap_is "refused with EINVAL: ${s:0:100}" "$(add_target "$at" "$s")" EINVAL
+	tap_is "refused with EINVAL: ${s:0:100}" "$(srp_add_target "$at" "$s")" EINVAL
 done
 log=$(dmesg)
 tap_like "dmesg names the unknown key" "$log" "unknown parameter 'foo'"
@@ -173,20 +158,20 @@ tap_is "nothing left after the refusals" "$(nothing_left && echo yes)" yes
 
 # --- well-formed logins nobody answers ---------------------------------------------
 t0=$SECONDS
-r=$(add_target "$at" "id_ext=1,ioc_guid=1,dgid=fe800000000000000000deadbeef0001,pkey=ffff,service_id=1")
+r=$(srp_add_target "$at" "id_ext=1,ioc_guid=1,dgid=fe800000000000000000deadbeef0001,pkey=ffff,service_id=1")
 tap_like "login to a GID nobody has fails (got $r)" "$r" "^E"
 tap_ok $((SECONDS - t0 > 30)) "... within 30 s ($((SECONDS - t0)) s)"
 tap_is "... nothing left" "$(nothing_left && echo yes)" yes
 
 t0=$SECONDS
-r=$(add_target "$at" "$good")
+r=$(srp_add_target "$at" "$good")
 tap_is "login to vmlx1 where nobody listens: rejected" "$r" ECONNREFUSED
 tap_ok $((SECONDS - t0 > 30)) "... within 30 s ($((SECONDS - t0)) s)"
 tap_like "... dmesg says why" "$(dmesg)" "REJ reason: invalid service ID"
 tap_is "... nothing left" "$(nothing_left && echo yes)" yes
 
 t0=$SECONDS
-r=$(add_target "$at" "id_ext=$guid1,ioc_guid=$guid1,dest=10.99.0.1:5555")
+r=$(srp_add_target "$at" "id_ext=$guid1,ioc_guid=$guid1,dest=10.99.0.1:5555")
 tap_like "RDMA CM login to an address nobody has fails (got $r)" "$r" "^E"
 tap_ok $((SECONDS - t0 > 30)) "... within 30 s ($((SECONDS - t0)) s)"
 tap_is "... nothing left" "$(nothing_left && echo yes)" yes
@@ -194,7 +179,7 @@ tap_is "... nothing left" "$(nothing_left && echo yes)" yes
 pids=()
 out=$(mktemp -d)
 for i in 1 2 3 4 5; do
-	add_target "$at" "$good,initiator_ext=$i" >"$out/$i" &
+	srp_add_target "$at" "$good,initiator_ext=$i" >"$out/$i" &
 	pids+=($!)
 done
 wait "${pids[@]}"
@@ -212,7 +197,7 @@ tap_is "rdma res: back to before ib_srp" "$(rdma res show 2>&1)" \
 
 tap_check "modprobe ib_srp again" modprobe ib_srp
 tap_is "class devices again" "$(ls $srp | wc -l)" $n
-r=$(add_target "$at" "$good")
+r=$(srp_add_target "$at" "$good")
 tap_is "login rejected again" "$r" ECONNREFUSED
 opensm_stop
 tap_check "rmmod vmlx with ib_srp loaded" rmmod vmlx

@@ -27,37 +27,21 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
+. "$here/../vm/srp.sh"
 
 run=$(mktemp -d)
-dbus_pid=
 cleanup() {
 	pkill fio
 	pkill multipathd
 	udevadm control --exit 2>/dev/null
 	opensm_stop
-	[[ -z $dbus_pid ]] || kill "$dbus_pid" 2>/dev/null
+	srp_dbus_stop
 	rm -rf "$run"
 }
 trap cleanup EXIT
 
 ib=/sys/class/infiniband
 dbg=/sys/kernel/debug/vmlx
-
-# add_target DEV STRING: STRING written to the add_target of DEV's port 1
-# in one write(); prints OK or the errno's name
-add_target() {
-	python3 - "/sys/class/infiniband_srp/srp-$1-1/add_target" "$2" <<'EOF'
-import errno, os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-try:
-    os.write(fd, sys.argv[2].encode())
-    print("OK")
-except OSError as e:
-    print(errno.errorcode.get(e.errno, str(e.errno)))
-finally:
-    os.close(fd)
-EOF
-}
 
 # host_of DEV: the ib_srp SCSI host (hostN) logged in from DEV
 host_of() {
@@ -103,7 +87,8 @@ no_host() { ! host_of "$1" >/dev/null; }
 
 # login DEV: log in from DEV, 0 once its disk is there
 login() {
-	[[ $(add_target "$1" "$line") == OK ]] &&
+	[[ $(srp_add_target "/sys/class/infiniband_srp/srp-$1-1/add_target" \
+		"$line") == OK ]] &&
 		wait_for 30 disk_of "$1" >/dev/null
 }
 
@@ -147,12 +132,7 @@ tap_check "modprobe ib_srpt ib_srp" modprobe -a ib_srpt ib_srp
 tap_check "modprobe sd_mod sg dm_multipath (udev's job)" \
 	modprobe -a sd_mod sg dm_multipath
 
-mkdir -p "$run/dbus"
-dbus-daemon --config-file=/usr/share/dbus-1/session.conf \
-	--address="unix:path=$run/dbus/bus" --fork --print-pid \
-	>"$run/dbus/pid" 2>"$run/dbus/err"
-dbus_pid=$(cat "$run/dbus/pid")
-export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$run/dbus/bus"
+srp_dbus_start "$run/dbus"
 
 gid1=$(tr -d : <$ib/vmlx1/ports/1/gids/0)
 T=/srpt/ib.$gid1
@@ -169,8 +149,7 @@ EOF
 )
 tap_ok $? "targetcli: rd0 on vmlx1, ACLs for vmlx0 and vmlx2"
 [[ $TAP_FAILED -eq 0 ]] || tap_diag "$out"
-SG=$(printf '%016x' "$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)")
-line="id_ext=$SG,ioc_guid=$SG,dgid=$gid1,pkey=ffff,service_id=$SG"
+line=$(srp_target_line "$gid1")
 
 # --- the link pulled for a moment --------------------------------------------------------
 tap_diag "t=${SECONDS}s: short link pull"

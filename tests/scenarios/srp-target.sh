@@ -40,13 +40,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
 . "$here/../vm/ipoib.sh"
+. "$here/../vm/srp.sh"
 . "$here/../kmod/vt.sh"
 
 run=$(mktemp -d)
-dbus_pid=
 cleanup() {
 	opensm_stop
-	[[ -z $dbus_pid ]] || kill "$dbus_pid" 2>/dev/null
+	srp_dbus_stop
 	ip netns pids a 2>/dev/null | xargs -r kill 2>/dev/null
 	ip netns del a 2>/dev/null
 	rm -rf "$run"
@@ -111,12 +111,7 @@ tap_is "rdma_cm_port: $PORT" "$(cat $P/rdma_cm_port 2>&1)" $PORT
 
 # --- targetcli --------------------------------------------------------------------
 # targetcli asks the system bus for tcmu-runner's handlers: give it one
-mkdir -p "$run/dbus"
-dbus-daemon --config-file=/usr/share/dbus-1/session.conf \
-	--address="unix:path=$run/dbus/bus" --fork --print-pid \
-	>"$run/dbus/pid" 2>"$run/dbus/err"
-dbus_pid=$(cat "$run/dbus/pid")
-export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$run/dbus/bus"
+srp_dbus_start "$run/dbus"
 tap_ok "$([[ -S $run/dbus/bus ]]; echo $?)" "a private D-Bus for targetcli"
 
 IPID=000000000000000a$guid0
