@@ -13,7 +13,9 @@
 #    cm_id lists the listener and both ends of the connection, in
 #    CONNECT, with their addresses and owner.
 #  - ucmatose with 10 connections; udaddy (UD, through SIDR);
-#    rdma_server/rdma_client.
+#    rdma_server/rdma_client; each over IPv4 and IPv6.
+#  - rping killed with SIGKILL mid-transfer, the client, then the
+#    server: the other end gets its disconnect and ends; no cm_id left.
 #  - A client to a port nobody listens on is REJECTED (reason 8, invalid
 #    service ID) at once, not left hanging.
 #  - rmmod ib_ipoib under a running rping: the module goes, the
@@ -112,27 +114,63 @@ for v in 4 6; do
 done
 
 # --- ucmatose, udaddy, rdma_server/rdma_client -----------------------------------
-serve ucmatose ucmatose -c 10
-out=$(na timeout 60 ucmatose -s $B -c 10 2>&1)
-tap_ok $? "ucmatose -c 10: client exit 0"
-tap_like "ucmatose: client test complete" "$out" "test complete"
-wait $spid
-tap_ok $? "ucmatose -c 10: server exit 0"
-[[ $TAP_FAILED -eq 0 ]] || tap_diag "$out" "$(cat "$run/ucmatose")"
+for v in 4 6; do
+	if [[ $v == 4 ]]; then dst=$B; else dst=$B6; fi
+	serve ucmatose$v ucmatose -b $dst -c 10
+	out=$(na timeout 60 ucmatose -s $dst -c 10 2>&1)
+	tap_ok $? "ucmatose -c 10 IPv$v: client exit 0"
+	tap_like "ucmatose IPv$v: client test complete" "$out" "test complete"
+	wait $spid
+	tap_ok $? "ucmatose -c 10 IPv$v: server exit 0"
+	[[ $TAP_FAILED -eq 0 ]] || tap_diag "$out" "$(cat "$run/ucmatose$v")"
 
-serve udaddy udaddy
-out=$(na timeout 60 udaddy -s $B 2>&1)
-tap_ok $? "udaddy: client exit 0"
-tap_like "udaddy: data transfers complete" "$out" "data transfers complete"
-wait $spid
-tap_ok $? "udaddy: server exit 0"
+	serve udaddy$v udaddy -b $dst
+	out=$(na timeout 60 udaddy -s $dst 2>&1)
+	tap_ok $? "udaddy IPv$v: client exit 0"
+	tap_like "udaddy IPv$v: data transfers complete" "$out" \
+		"data transfers complete"
+	wait $spid
+	tap_ok $? "udaddy IPv$v: server exit 0"
 
-serve rdma_server rdma_server
-out=$(na timeout 60 rdma_client -s $B 2>&1)
-tap_ok $? "rdma_client: exit 0"
-tap_like "rdma_client: end 0" "$out" "rdma_client: end 0"
-wait $spid
-tap_ok $? "rdma_server: exit 0"
+	serve rdma_server$v rdma_server -s $dst
+	out=$(na timeout 60 rdma_client -s $dst 2>&1)
+	tap_ok $? "rdma_client IPv$v: exit 0"
+	tap_like "rdma_client IPv$v: end 0" "$out" "rdma_client: end 0"
+	wait $spid
+	tap_ok $? "rdma_server IPv$v: exit 0"
+done
+
+# --- SIGKILL of one end mid-transfer ------------------------------------------------
+# wait_gone PID SECS: 0 once PID has exited
+wait_gone() {
+	for _ in $(seq $(($2 * 5))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	return 1
+}
+for victim in client server; do
+	serve rping_kill rping -s -a $B -V -S 4096 -C 1000000
+	ip netns exec a timeout 150 rping -c -a $B -V -S 4096 -C 1000000 \
+		>"$run/rping_killc" 2>&1 &
+	cpid=$!
+	wait_cm_ids 3 30
+	tap_ok $? "rping running ($victim to be killed): 3 cm_ids"
+	# timeout(1) leads its own process group: kill rping, not just it
+	if [[ $victim == client ]]; then
+		kill -9 -- -$cpid
+		wait_gone $spid 30
+		tap_ok $? "client killed: the server got its disconnect and ended"
+	else
+		kill -9 -- -$spid
+		wait_gone $cpid 30
+		tap_ok $? "server killed: the client got its disconnect and ended"
+	fi
+	kill -9 -- -$spid -$cpid 2>/dev/null
+	wait $spid $cpid 2>/dev/null
+	wait_cm_ids 0 30
+	tap_ok $? "after the $victim's SIGKILL: no cm_id left"
+done
 
 # --- nobody listens ---------------------------------------------------------------
 start=$SECONDS

@@ -90,9 +90,9 @@ cm_ids() {
 		     END { print n + 0 }'
 }
 
-# wait_cm_ids N: until cm_ids is N, 10 s at most; its status says if it is
+# wait_cm_ids N [SECS]: until cm_ids is N, SECS (10) at most; its status says if it is
 wait_cm_ids() {
-	for _ in $(seq 50); do
+	for _ in $(seq $((${2:-10} * 5))); do
 		[[ $(cm_ids) -eq $1 ]] && return 0
 		sleep 0.2
 	done
