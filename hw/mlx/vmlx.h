@@ -732,6 +732,8 @@ void vmlx_mr_copy_payload(struct vmlx_mr *mr, u64 iova,
 int vmlx_sge_attach(struct vmlx_dev *vdev, struct ib_pd *pd,
 		    const struct rxe_sge *sge, u32 num_sge, u32 offset,
 		    struct sk_buff *skb, u32 len);
+int vmlx_mr_attach(struct vmlx_mr *mr, u64 iova, struct sk_buff *skb,
+		   u32 len);
 int vmlx_mr_fast_reg(struct vmlx_dev *vdev, struct ib_pd *pd,
 		     struct ib_mr *ibmr, u32 key, int access);
 int vmlx_mr_invalidate(struct vmlx_dev *vdev, struct ib_pd *pd, u32 key);

@@ -285,9 +285,9 @@ static void vmlx_comp_read_data(struct vmlx_qp *qp, struct rxe_send_wqe *wqe,
 		/* a response that does not fit the request: drop it */
 		return;
 	}
-	ret = vmlx_sge_copy(qp->vdev, qp->ibqp.pd, wqe->dma.sge,
-			    wqe->dma.num_sge, offset, vmlx_pkt_payload(skb),
-			    pkt->paylen, VMLX_TO_MR);
+	/* the payload may be attached (vmlx_resp.c) */
+	ret = vmlx_sge_copy_payload(qp->vdev, qp->ibqp.pd, wqe->dma.sge,
+				    wqe->dma.num_sge, offset, skb);
 	if (ret) {
 		vmlx_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;

@@ -2,7 +2,8 @@
 /*
  * vmlx memory regions: the key table, key checks, copies to and from
  * registered memory, and the attaching of registered memory to packets
- * as page fragments (vmlx_sge_attach(): RC payloads go out uncopied).
+ * as page fragments (vmlx_sge_attach(), vmlx_mr_attach(): RC payloads
+ * and RDMA READ responses go out uncopied).
  *
  * A key is (index << 8) | variant: the index is the MR's slot in
  * vmlx_dev.mrs (1..VMLX_MAX_MR, handed out cyclically so that a stale key
@@ -561,13 +562,13 @@ static int vmlx_mr_copy_skb(struct vmlx_mr *mr, u64 iova, u32 len,
 /**
  * vmlx_sge_copy_payload() - copy a packet's payload into an SG list's memory
  * @vdev: the HCA
- * @pd: the PD of the QP whose receive WQE holds the list
+ * @pd: the PD of the QP whose receive WQE (or RDMA READ WQE) holds the list
  * @sge: the list; each entry's key is checked as an lkey with
  *	IB_ACCESS_LOCAL_WRITE
  * @num_sge: entries in @sge
  * @offset: where in the list's bytes the payload goes
  * @skb: the packet, whose payload may be in page fragments
- *	(vmlx_sge_attach())
+ *	(vmlx_sge_attach(), vmlx_mr_attach())
  *
  * Return: as vmlx_sge_copy().
  */
@@ -684,6 +685,29 @@ int vmlx_sge_attach(struct vmlx_dev *vdev, struct ib_pd *pd,
 {
 	return vmlx_sge_walk(vdev, pd, sge, num_sge, offset, len, 0,
 			     vmlx_sge_attach_piece, skb);
+}
+
+/**
+ * vmlx_mr_attach() - make bytes of a memory region a packet's payload,
+ *	uncopied
+ * @mr: the MR, from vmlx_mr_get() for the range at @iova
+ * @iova: the first byte
+ * @skb: a packet of headers only; the bytes are added as page fragments,
+ *	which hold references on their pages until the packet is freed
+ * @len: payload bytes
+ *
+ * For RDMA READ responses.  The pages stay allocated while the packet
+ * travels, whatever becomes of the MR; the bytes are those the pages
+ * hold when the requester copies them out, as they would be if the
+ * responder's HCA read them while the response was on the wire.
+ *
+ * Return: 0, or -EAGAIN if some of the memory cannot be attached (the
+ * caller frees the packet and copies the payload into a new one).
+ */
+int vmlx_mr_attach(struct vmlx_mr *mr, u64 iova, struct sk_buff *skb,
+		   u32 len)
+{
+	return vmlx_sge_attach_piece(mr, iova, len, skb);
 }
 
 /**

@@ -5,10 +5,11 @@
  *
  * The requester, the completer and the responder all build packets here;
  * they fill in the extension headers and the payload themselves.  A
- * packet is one linear skb, LRH through VCRC, except an RC request whose
- * payload is attached (vmlx_pkt_alloc_hdrs(), vmlx_pkt_attach_payload()):
- * its headers are linear, its payload is page fragments of the sender's
- * memory and its pad and CRC bytes a fragment of the zero page.
+ * packet is one linear skb, LRH through VCRC, except an RC request or an
+ * RDMA READ response whose payload is attached (vmlx_pkt_alloc_hdrs(),
+ * then vmlx_pkt_attach_payload() or vmlx_pkt_attach_mr()): its headers
+ * are linear, its payload is page fragments of the sender's memory and
+ * its pad and CRC bytes a fragment of the zero page.
  */
 #include <linux/mm.h>
 #include <linux/skbuff.h>
@@ -167,6 +168,24 @@ struct sk_buff *vmlx_pkt_alloc_hdrs(struct vmlx_qp *qp,
 	return vmlx_pkt_build(qp, av, dqpn, opcode, psn, paylen, true);
 }
 
+/* After an attached payload: its pad and the room for the CRCs, zero. */
+static int vmlx_pkt_attach_tail(struct sk_buff *skb)
+{
+	u32 tail = (-vmlx_pkt(skb)->paylen & 3) + VMLX_CRC_BYTES;
+	struct page *zero = ZERO_PAGE(0);
+	int i;
+
+	i = skb_shinfo(skb)->nr_frags;
+	if (i >= MAX_SKB_FRAGS)
+		return -EAGAIN;
+	get_page(zero);
+	skb_fill_page_desc(skb, i, zero, 0, tail);
+	skb->len += tail;
+	skb->data_len += tail;
+	skb->truesize += tail;
+	return 0;
+}
+
 /**
  * vmlx_pkt_attach_payload() - attach the payload of a packet
  * @qp: the sending QP, an RC QP (see vmlx_sge_attach())
@@ -183,24 +202,33 @@ struct sk_buff *vmlx_pkt_alloc_hdrs(struct vmlx_qp *qp,
 int vmlx_pkt_attach_payload(struct vmlx_qp *qp, struct sk_buff *skb,
 			    const struct rxe_sge *sge, u32 num_sge, u32 offset)
 {
-	struct vmlx_pkt *pkt = vmlx_pkt(skb);
-	u32 tail = (-pkt->paylen & 3) + VMLX_CRC_BYTES;
-	struct page *zero = ZERO_PAGE(0);
-	int i, ret;
+	int ret;
 
 	ret = vmlx_sge_attach(qp->vdev, qp->ibqp.pd, sge, num_sge, offset,
-			      skb, pkt->paylen);
+			      skb, vmlx_pkt(skb)->paylen);
 	if (ret)
 		return ret;
-	i = skb_shinfo(skb)->nr_frags;
-	if (i >= MAX_SKB_FRAGS)
-		return -EAGAIN;
-	get_page(zero);
-	skb_fill_page_desc(skb, i, zero, 0, tail);
-	skb->len += tail;
-	skb->data_len += tail;
-	skb->truesize += tail;
-	return 0;
+	return vmlx_pkt_attach_tail(skb);
+}
+
+/**
+ * vmlx_pkt_attach_mr() - attach the payload of an RDMA READ response
+ * @skb: a packet from vmlx_pkt_alloc_hdrs()
+ * @mr: the MR the READ names, from vmlx_mr_get() for the payload's range
+ * @iova: where in it the payload starts
+ *
+ * As vmlx_pkt_attach_payload(), from a memory region (vmlx_mr_attach()).
+ *
+ * Return: as vmlx_mr_attach(); after an error the packet must be freed.
+ */
+int vmlx_pkt_attach_mr(struct sk_buff *skb, struct vmlx_mr *mr, u64 iova)
+{
+	int ret;
+
+	ret = vmlx_mr_attach(mr, iova, skb, vmlx_pkt(skb)->paylen);
+	if (ret)
+		return ret;
+	return vmlx_pkt_attach_tail(skb);
 }
 
 /**

@@ -21,6 +21,7 @@
 
 struct rxe_sge;
 struct vmlx_av;
+struct vmlx_mr;
 struct vmlx_port;
 struct vmlx_qp;
 
@@ -43,7 +44,8 @@ struct vmlx_qp;
  *	receiver does not check them
  *
  * skb->data holds the whole packet, LRH through VCRC, except for an RC
- * request whose payload is attached: its headers (see vmlx_pkt.c).  Only the
+ * request or READ response whose payload is attached: its headers (see
+ * vmlx_pkt.c).  Only the
  * receiving port fills in the fields, from the headers; @sealed is the
  * sender's and travels with the packet (skb->cb is copied with clones).
  */
@@ -112,6 +114,7 @@ struct sk_buff *vmlx_pkt_alloc_hdrs(struct vmlx_qp *qp,
 				    u8 opcode, u32 psn, u32 paylen);
 int vmlx_pkt_attach_payload(struct vmlx_qp *qp, struct sk_buff *skb,
 			    const struct rxe_sge *sge, u32 num_sge, u32 offset);
+int vmlx_pkt_attach_mr(struct sk_buff *skb, struct vmlx_mr *mr, u64 iova);
 int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb);
 
 /* vmlx_recv.c */

@@ -162,6 +162,35 @@ static u8 resp_read_opcode(const struct vmlx_resp_read *rd)
 }
 
 /*
+ * The READ response at rd->psn with its @paylen bytes from @mr: attached
+ * when it is big enough for page references to beat a copy (as an RC
+ * request's payload, vmlx_req.c), else copied.  NULL if memory ran out.
+ */
+static struct sk_buff *resp_read_packet(struct vmlx_qp *qp,
+					struct vmlx_mr *mr, u32 paylen)
+{
+	struct vmlx_resp_read *rd = &qp->resp.read;
+	u8 opcode = resp_read_opcode(rd);
+	struct sk_buff *skb;
+
+	if (paylen >= VMLX_ATTACH_MIN) {
+		skb = vmlx_pkt_alloc_hdrs(qp, &qp->av, qp->attr.dest_qp_num,
+					  opcode, rd->psn, paylen);
+		if (!skb)
+			return NULL;
+		if (!vmlx_pkt_attach_mr(skb, mr, rd->va))
+			return skb;
+		kfree_skb(skb);
+	}
+	skb = vmlx_pkt_alloc(qp, &qp->av, qp->attr.dest_qp_num, opcode,
+			     rd->psn, paylen);
+	if (skb && paylen)
+		vmlx_mr_copy(mr, rd->va, vmlx_pkt_payload(skb), paylen,
+			     VMLX_FROM_MR);
+	return skb;
+}
+
+/*
  * Send up to @budget more responses of the READ under way, at least one
  * unless the stream ends.  The R_Key is looked up again for each slice,
  * so that no MR reference outlives one run of the work item; an MR gone
@@ -187,8 +216,7 @@ static void resp_read_send(struct vmlx_qp *qp, unsigned int *budget)
 	}
 	while (n--) {
 		paylen = min(rd->left, qp->mtu);
-		skb = vmlx_pkt_alloc(qp, &qp->av, qp->attr.dest_qp_num,
-				     resp_read_opcode(rd), rd->psn, paylen);
+		skb = resp_read_packet(qp, mr, paylen);
 		if (!skb) {
 			/* the requester asks again from here */
 			rd->active = false;
@@ -202,9 +230,6 @@ static void resp_read_send(struct vmlx_qp *qp, unsigned int *budget)
 					       VMLX_AETH_CREDIT_INVALID);
 			vmlx_aeth_set_msn(aeth, qp->resp.msn);
 		}
-		if (paylen)
-			vmlx_mr_copy(mr, rd->va, vmlx_pkt_payload(skb), paylen,
-				     VMLX_FROM_MR);
 		vmlx_pkt_send(qp, skb);
 		(*budget)--;
 

@@ -1353,6 +1353,102 @@ static void vmlx_rx_read_dup_order_test(struct kunit *test)
 	mutex_unlock(&r->lock);
 }
 
+/* ------------------------------------------------------------------ */
+/* READ responses attached                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An RDMA READ of @len bytes at @src (side 0's DMA MR), executed by side
+ * 0's responder by hand while side 1's lock keeps its responses in its
+ * receive queue: each response of VMLX_ATTACH_MIN bytes or more is
+ * attached exactly when @attached says so, and every response carries
+ * the bytes of @src it stands for.  The responses are dropped afterwards.
+ */
+static void vrx_read_responses(struct kunit *test, const u8 *src, u32 len,
+			       bool attached, u32 psn)
+{
+	struct vrx_ctx *ctx = test->priv;
+	struct vmlx_port *port = ctx->port[0];
+	u32 npkts = DIV_ROUND_UP(len, VRX_MTU_BYTES);
+	struct vmlx_qp *r = vrx_qp(ctx, 0), *p = vrx_qp(ctx, 1);
+	struct sk_buff *read, *skb;
+	u32 off = 0, n = 0;
+	u8 *got;
+
+	got = kunit_kzalloc(test, VRX_MTU_BYTES, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	read = vrx_read(test, p, r->ibqp.qp_num, psn, (uintptr_t)src,
+			ctx->mr->rkey, len);
+	vrx_arrived(test, read, port);
+
+	mutex_lock(&p->lock);
+	mutex_lock_nested(&r->lock, SINGLE_DEPTH_NESTING);
+	vmlx_resp_rcv(r, read);
+	KUNIT_EXPECT_EQ(test, vrx_run_stream(test, r, port), (s64)npkts);
+	mutex_unlock(&r->lock);
+
+	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(p, npkts));
+	skb_queue_walk(&p->rx_queue, skb) {
+		const struct vmlx_pkt *pkt = vmlx_pkt(skb);
+		bool big = pkt->paylen >= VMLX_ATTACH_MIN;
+
+		KUNIT_EXPECT_EQ_MSG(test, skb_is_nonlinear(skb),
+				    attached && big, "response %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, pkt->paylen,
+				    min_t(u32, len - off, VRX_MTU_BYTES),
+				    "response %u", n);
+		if (pkt->paylen > VRX_MTU_BYTES || off + pkt->paylen > len)
+			break;
+		KUNIT_EXPECT_EQ(test, skb_copy_bits(skb, pkt->payload, got,
+						    pkt->paylen), 0);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(got, src + off, pkt->paylen),
+				    0, "response %u", n);
+		off += pkt->paylen;
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, npkts);
+	/* side 1 never posted this READ: its responses go */
+	skb_queue_purge(&p->rx_queue);
+	mutex_unlock(&p->lock);
+}
+
+/*
+ * RDMA READ responses take their payload from the responder's pages by
+ * reference when they can, as RC requests do, and are copied from slab
+ * and vmalloc memory; the pages are let go with the packets.
+ */
+static void vmlx_rx_read_attached_test(struct kunit *test)
+{
+	struct vrx_ctx *ctx = test->priv;
+	const u32 len = 3 * VRX_MTU_BYTES + 5;
+	struct page *pages;
+	unsigned int i;
+	u8 *src, *slab;
+
+	vrx_connect(test, IB_QPT_RC, false);
+	pages = alloc_pages(GFP_KERNEL | __GFP_COMP, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	slab = kunit_kmalloc(test, len, GFP_KERNEL);
+	if (!slab) {
+		__free_pages(pages, 2);
+		KUNIT_FAIL(test, "no memory");
+		return;
+	}
+	src = page_address(pages);
+	for (i = 0; i < 4 * PAGE_SIZE; i++)
+		src[i] = i * 11 + (i >> 9);
+	memcpy(slab, src + 100, len);
+
+	/* unaligned, straddling pages, a last response too short to attach */
+	vrx_read_responses(test, src + 100, len, true, VRX_PSN);
+	vrx_read_responses(test, slab, len, false, vmlx_psn_add(VRX_PSN, 4));
+	vrx_read_responses(test, ctx->buf + 3, len, false,
+			   vmlx_psn_add(VRX_PSN, 8));
+
+	KUNIT_EXPECT_EQ(test, page_count(pages), 1);
+	__free_pages(pages, 2);
+}
+
 static struct kunit_case vmlx_rx_cases[] = {
 	KUNIT_CASE(vmlx_rx_rc_source_test),
 	KUNIT_CASE(vmlx_rx_uc_source_test),
@@ -1365,6 +1461,7 @@ static struct kunit_case vmlx_rx_cases[] = {
 	KUNIT_CASE(vmlx_rx_read_slice_test),
 	KUNIT_CASE(vmlx_rx_read_dup_test),
 	KUNIT_CASE(vmlx_rx_read_dup_order_test),
+	KUNIT_CASE(vmlx_rx_read_attached_test),
 	{}
 };
 
