@@ -416,7 +416,9 @@ static void read_lines(struct sdp_config *conf, FILE *f, const char *path)
 
 /*
  * Reads PATH into CONF (which starts zeroed).  A file without any "use"
- * line means simple mode: everything on SDP.  Returns 0, or -1 if the
+ * line and without errors means simple mode: everything on SDP.  A file
+ * with errors never does: its good rules, or none ("both" for all), are
+ * the safe default.  Returns 0, or -1 if the
  * file cannot be read (logged; CONF then has no rule: "both" for all).
  */
 int sdp_config_load(struct sdp_config *conf, const char *path)
@@ -432,7 +434,8 @@ int sdp_config_load(struct sdp_config *conf, const char *path)
 	if (ferror(f))
 		sdp_log(SDP_LOG_ERR, "error reading %s", path);
 	fclose(f);
-	conf->simple = conf->nr_use_lines == 0;
+	/* Garbage is no request for simple mode: it gets the safe default. */
+	conf->simple = conf->nr_use_lines == 0 && conf->nr_errors == 0;
 	sdp_log(SDP_LOG_DEBUG, "%s: %u rules, %u errors%s", path,
 		conf->nr_rules, conf->nr_errors,
 		conf->simple ? ", no use line: simple mode (all SDP)" : "");

@@ -57,6 +57,8 @@ enum sdp_log_dest {
 
 void sdp_log(int level, const char *fmt, ...) SDP_PRINTF(2, 3);
 void sdp_log_set_level(int level);
+int sdp_log_get_level(void);
+enum sdp_log_dest sdp_log_get_dest(void);
 int sdp_log_set_dest(enum sdp_log_dest dest, const char *path);
 void sdp_log_set_prog(const char *prog);
 void sdp_log_reset(void);

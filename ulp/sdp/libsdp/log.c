@@ -38,6 +38,16 @@ void sdp_log_set_level(int level)
 		log_level = level;
 }
 
+int sdp_log_get_level(void)
+{
+	return log_level;
+}
+
+enum sdp_log_dest sdp_log_get_dest(void)
+{
+	return log_dest;
+}
+
 void sdp_log_set_prog(const char *prog)
 {
 	snprintf(log_prog, sizeof(log_prog), "%s", prog ? prog : "");
