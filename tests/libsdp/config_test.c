@@ -68,7 +68,7 @@ static char *log_text(void)
 
 static int log_has(const char *what)
 {
-	return strstr(log_text(), what) != NULL;
+	return !!strstr(log_text(), what);
 }
 
 /* --- one line at a time ------------------------------------------------ */

@@ -293,7 +293,7 @@ fi
 
 conf "# no use line: simple mode"
 out=$(preload "$lib" "$tcp" client 1 x 2>&1)
-[ "$out" = "socket: EAFNOSUPPORT" ] && logged "no SDP socket (simple mode)" &&
+[ "$out" = "socket: EAFNOSUPPORT" ] && logged "simple mode, but SDP is unavailable" &&
 	pass "config without use lines: simple mode, socket() is SDP" ||
 	fail "config without use lines: simple mode, socket() is SDP" "$log"
 for var in SIMPLE_LIBSDP ALWAYS_USE_SDP; do
@@ -301,7 +301,7 @@ for var in SIMPLE_LIBSDP ALWAYS_USE_SDP; do
 	out=$(env "$var=" LD_PRELOAD="$lib" LIBSDP_CONFIG_FILE="$tmp/conf" \
 	      "$tcp" client 1 x 2>"$tmp/stderr")
 	[ "$out" = "socket: EAFNOSUPPORT" ] &&
-		grep -q "no SDP socket (simple mode)" "$tmp/stderr" &&
+		grep -q "simple mode, but SDP is unavailable" "$tmp/stderr" &&
 		pass "$var set: no config, socket() is SDP" ||
 		fail "$var set: no config, socket() is SDP"
 done

@@ -32,7 +32,7 @@
 #include "libsdp.h"
 
 #define SDP_WORDS_MAX		8		/* words of a valid line + 1 */
-#define SDP_FILE_MAX		(1 << 20)	/* bytes read from a file */
+#define SDP_FILE_MAX		(1024 * 1024)	/* bytes read from a file */
 #define SDP_ERRORS_SHOWN	20		/* error lines per file */
 
 struct sdp_config sdp_conf;

@@ -34,7 +34,7 @@
 
 #include "libsdp.h"
 
-#define SDP_FDS_MAX		(1 << 20)	/* descriptors we can watch */
+#define SDP_FDS_MAX		(1024 * 1024)	/* descriptors we can watch */
 
 struct slot {
 	struct sdp_sock *sock;		/* the application's socket */

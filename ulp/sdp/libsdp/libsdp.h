@@ -32,7 +32,10 @@
 #define AF_INET_SDP		27
 
 #define SDP_EXPORT		__attribute__((visibility("default")))
-#define SDP_PRINTF(a, b)	__attribute__((format(printf, a, b)))
+/* The Makefiles define it as the format attribute (checkpatch's wish). */
+#ifndef SDP_PRINTF
+#define SDP_PRINTF(a, b)
+#endif
 
 /* --- log.c ------------------------------------------------------------- */
 
@@ -121,7 +124,7 @@ const char *sdp_addr_str(const struct sockaddr *sa, socklen_t len,
 
 /*
  * The functions we wrap, as the next object after us (the C library)
- * defines them.  Each fails with ENOSYS if it cannot be found.
+ * defines them.  Each fails with ELIBACC if it cannot be found.
  */
 int sdp_real_socket(int domain, int type, int protocol);
 int sdp_real_bind(int fd, const struct sockaddr *sa, socklen_t len);
@@ -148,6 +151,12 @@ int sdp_real_select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 int sdp_real_pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		     const struct timespec *ts, const sigset_t *mask);
 int sdp_real_epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev);
+
+/* The C library's, for the _FORTIFY_SOURCE forms of poll and ppoll. */
+void __chk_fail(void);
+int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen);
+int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
+		const sigset_t *mask, size_t fdslen);
 
 /* --- fdtab.c ----------------------------------------------------------- */
 

@@ -25,7 +25,7 @@
 #include "libsdp.h"
 
 #define SDP_WAIT_SHADOWS	64		/* shadows one call watches, at most */
-#define SDP_FDS_WATCH_MAX	(1 << 20)	/* larger poll sets pass through */
+#define SDP_FDS_WATCH_MAX	(1024 * 1024)	/* larger sets pass through */
 
 struct pair {
 	int idx;		/* the listener: index in fds, or its number */
@@ -146,11 +146,6 @@ SDP_EXPORT int ppoll(struct pollfd *fds, nfds_t nfds,
 }
 
 /* What poll() and ppoll() become in programs built with _FORTIFY_SOURCE. */
-void __chk_fail(void) __attribute__((noreturn));
-int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen);
-int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
-		const sigset_t *mask, size_t fdslen);
-
 SDP_EXPORT int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout,
 			  size_t fdslen)
 {

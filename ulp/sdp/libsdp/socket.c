@@ -210,7 +210,7 @@ SDP_EXPORT int socket(int domain, int type, int protocol)
 	if (sdp_conf.simple) {
 		fd = sdp_real_socket(sdp_family(), type, 0);
 		if (fd < 0)
-			sdp_log(SDP_LOG_ERR, "socket: no SDP socket (simple mode): %s",
+			sdp_log(SDP_LOG_ERR, "simple mode, but SDP is unavailable: %s",
 				strerror(errno));
 		else
 			sdp_log(SDP_LOG_INFO, "fd %d: sdp (simple mode)", fd);
@@ -222,7 +222,7 @@ SDP_EXPORT int socket(int domain, int type, int protocol)
 	if (sdp_fd_track(fd, domain))
 		sdp_log(SDP_LOG_ERR, "fd %d: cannot watch it; it stays TCP", fd);
 	else
-		sdp_log(SDP_LOG_DEBUG, "fd %d: new TCP socket, watched", fd);
+		sdp_log(SDP_LOG_DEBUG, "fd %d: TCP, watched", fd);
 	return fd;
 }
 
@@ -278,7 +278,7 @@ static int connect_sdp(int fd, struct sdp_sock *s, const struct sockaddr *sa,
 	return sdp_real_connect(fd, sa, len);
 }
 
-/* Connects sfd (non-blocking) within ms; 0 or the errno of the failure. */
+/* Connects sfd (non-blocking) within ms; 0 or -errno of the failure. */
 static int connect_wait(int sfd, const struct sockaddr *sa, socklen_t len,
 			int ms)
 {
@@ -290,18 +290,18 @@ static int connect_wait(int sfd, const struct sockaddr *sa, socklen_t len,
 	if (sdp_real_connect(sfd, sa, len) == 0)
 		return 0;
 	if (errno != EINPROGRESS)
-		return errno;
+		return -errno;
 	do {
 		left = end - now_ms();
 		n = left > 0 ? sdp_real_poll(&pfd, 1, (int)left) : 0;
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return errno;
+		return -errno;
 	if (n == 0)
-		return ETIMEDOUT;
+		return -ETIMEDOUT;
 	if (sdp_real_getsockopt(sfd, SOL_SOCKET, SO_ERROR, &err, &elen))
-		return errno;
-	return err;
+		return -errno;
+	return -err;
 }
 
 /*
@@ -317,7 +317,7 @@ static int connect_both(int fd, struct sdp_sock *s, const struct sockaddr *sa,
 
 	sfd = sdp_twin(fd, s, true, false);
 	if (sfd < 0) {
-		err = errno;
+		err = -errno;
 		goto fallback;
 	}
 	err = connect_wait(sfd, sa, len, SDP_BOTH_WAIT_MS);
@@ -328,7 +328,7 @@ static int connect_both(int fd, struct sdp_sock *s, const struct sockaddr *sa,
 	if (!nonblock)
 		set_nonblocking(sfd, false);
 	if (sdp_replace(fd, sfd)) {
-		err = errno;
+		err = -errno;
 		goto fallback;
 	}
 	sdp_log(SDP_LOG_INFO, "fd %d: connect to %s: both: sdp", fd, where);
@@ -336,7 +336,7 @@ static int connect_both(int fd, struct sdp_sock *s, const struct sockaddr *sa,
 
 fallback:
 	sdp_log(SDP_LOG_WARN, "fd %d: connect to %s: both: SDP failed (%s), fallback to tcp",
-		fd, where, strerror(err));
+		fd, where, strerror(-err));
 	return sdp_real_connect(fd, sa, len);
 }
 
@@ -356,7 +356,8 @@ SDP_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	sdp_addr_str(sa, len, where, sizeof(where));
 	switch (sdp_config_decide(&sdp_conf, SDP_ROLE_CLIENT, prog, sa, len)) {
 	case SDP_USE_TCP:
-		sdp_log(SDP_LOG_INFO, "fd %d: connect to %s: tcp", fd, where);
+		sdp_log(SDP_LOG_INFO, "fd %d: %s to %s: tcp", fd, __func__,
+			where);
 		ret = sdp_real_connect(fd, sa, len);
 		break;
 	case SDP_USE_SDP:
@@ -466,8 +467,8 @@ SDP_EXPORT int listen(int fd, int backlog)
 		switch (sdp_config_decide(&sdp_conf, SDP_ROLE_SERVER, prog,
 					  (struct sockaddr *)&ss, len)) {
 		case SDP_USE_TCP:
-			sdp_log(SDP_LOG_INFO, "fd %d: listen on %s: tcp", fd,
-				where);
+			sdp_log(SDP_LOG_INFO, "fd %d: %s on %s: tcp", fd,
+				__func__, where);
 			sdp_fd_untrack(fd);
 			ret = sdp_real_listen(fd, backlog);
 			break;
