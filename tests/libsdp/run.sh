@@ -370,6 +370,8 @@ for mode in block nonblock poll ppoll select pselect epoll; do
 done
 server_test "both server (stand-in): the shadow follows a dup() of the listener" \
 	"$tlib" 24 "from SDP shadow" -r -D -m epoll
+server_test "both server (stand-in): the shadow's number looks free, moves on dup2()" \
+	"$tlib" 24 "SDP shadow moved from" -r -X -m poll
 if start_server "$tlib" -n 1 -r -m block; then
 	stop_server
 	if grep -q 'sdp on shadow fd' "$log" && grep -q 'closing SDP shadow' "$log"; then

@@ -9,7 +9,10 @@
  *       MODE says how it waits for them: block (accept), nonblock
  *       (accept4 retried on EAGAIN), poll, ppoll, select, pselect, epoll.
  *       -c: SOCK_CLOEXEC listener; -r: SO_REUSEPORT before bind; -D: the
- *       listener is replaced by a dup() of itself after listen().
+ *       listener is replaced by a dup() of itself after listen(); -X:
+ *       every free-looking number just above the listener is closed (must
+ *       say EBADF) and then taken by dup2() and closed again, as daemons
+ *       do with the numbers they want (a shadow there must move away).
  *   sdp-tcp client [-b] [-c] [-6] PORT MESSAGE
  *       Connects (-b: SOCK_NONBLOCK, waiting with poll), sends MESSAGE,
  *       checks the echo.  "connect: ERRNO-NAME" and status 3 if the
@@ -148,16 +151,31 @@ static void wait_in(int lfd, const char *mode, int epfd)
 	}
 }
 
+/* Numbers that look free must behave free, shadows or not. */
+static void grab_free(int lfd)
+{
+	int fd;
+
+	for (fd = lfd + 1; fd < lfd + 4; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		if (errno != EBADF || close(fd) == 0 || errno != EBADF)
+			die("close of a free number");
+		if (dup2(STDERR_FILENO, fd) != fd || close(fd))
+			die("dup2 onto a free number");
+	}
+}
+
 static int server(int argc, char **argv)
 {
 	const char *mode = "block";
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 0x5d9 };
 	struct sockaddr_storage ss;
-	bool reuse = false, redup = false, nb;
+	bool reuse = false, redup = false, grab = false, nb;
 	int opt, lfd, epfd = -1, count = 1, one = 1, done = 0;
 	socklen_t len;
 
-	while ((opt = getopt(argc, argv, "m:n:6crD")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:6crDX")) != -1) {
 		switch (opt) {
 		case 'm':
 			mode = optarg;
@@ -176,6 +194,9 @@ static int server(int argc, char **argv)
 			break;
 		case 'D':
 			redup = true;
+			break;
+		case 'X':
+			grab = true;
 			break;
 		default:
 			return 2;
@@ -203,6 +224,8 @@ static int server(int argc, char **argv)
 			die("dup");
 		lfd = fd;
 	}
+	if (grab)
+		grab_free(lfd);
 	len = sizeof(ss);
 	if (getsockname(lfd, (struct sockaddr *)&ss, &len))
 		die("getsockname");

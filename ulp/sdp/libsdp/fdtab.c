@@ -181,6 +181,7 @@ int sdp_fd_track(int fd, int domain)
  */
 struct sdp_sock *sdp_fd_get(int fd)
 {
+	bool stale = false;
 	struct sdp_sock *s;
 	int shadow = -1;
 	dev_t dev;
@@ -192,13 +193,15 @@ struct sdp_sock *sdp_fd_get(int fd)
 	s = slot(fd) ? tab[fd].sock : NULL;
 	if (s && (!identity(fd, &dev, &ino) || dev != s->dev ||
 		  ino != s->ino)) {
-		sdp_log(SDP_LOG_DEBUG, "fd %d was closed behind our back", fd);
+		stale = true;
 		shadow = clear(fd);
 		s = NULL;
 	}
 	if (s)
 		s->refs++;
 	unlock();
+	if (stale)
+		sdp_log(SDP_LOG_DEBUG, "fd %d was closed behind our back", fd);
 	close_shadow(shadow);
 	return s;
 }
@@ -314,6 +317,7 @@ void sdp_fd_set_bound(int fd)
 void sdp_fd_record_opt(int fd, int level, int name, const void *val,
 		       socklen_t len)
 {
+	const char *why = NULL;
 	struct sdp_sock *s;
 	struct sdp_opt *o;
 	unsigned int i;
@@ -325,16 +329,14 @@ void sdp_fd_record_opt(int fd, int level, int name, const void *val,
 	if (!s)
 		goto out;
 	if (len > SDP_OPTLEN_MAX || !val) {
-		sdp_log(SDP_LOG_DEBUG, "fd %d: option %d/%d too large to replay",
-			fd, level, name);
+		why = "too large";
 		goto out;
 	}
 	for (i = 0; i < s->nr_opts; i++)
 		if (s->opts[i].level == level && s->opts[i].name == name)
 			break;
 	if (i == SDP_OPTS_MAX) {
-		sdp_log(SDP_LOG_DEBUG, "fd %d: option %d/%d not kept: too many",
-			fd, level, name);
+		why = "one too many";
 		goto out;
 	}
 	o = &s->opts[i];
@@ -346,6 +348,9 @@ void sdp_fd_record_opt(int fd, int level, int name, const void *val,
 		s->nr_opts++;
 out:
 	unlock();
+	if (why)
+		sdp_log(SDP_LOG_DEBUG, "fd %d: option %d/%d not kept for SDP: %s",
+			fd, level, name, why);
 }
 
 /*
