@@ -3,7 +3,10 @@
 # Out-of-tree wrapper.  Inside a kernel tree the Kbuild files are used
 # directly; this file is only for building against an installed kernel.
 #
-#   make                  build every module against the Debian 6.1 headers
+#   make                  build every module against the Debian 6.1 headers,
+#                         and libsdp.so (make libsdp)
+#   make modules          the modules alone
+#   make libsdp           ulp/sdp/libsdp/libsdp.so, the SDP preload library
 #   make check            W=1 + sparse (C=2) build, checkpatch --strict, kernel-doc
 #   make test             install what is missing, then every test platform
 #   make user             the userspace test programs (tests/user, libibverbs)
@@ -12,12 +15,19 @@
 #                         IPoIB against veth, rsockets and cmtime against
 #                         TCP over IPoIB, SRP against tcm_loop
 #   make modules_install  install into /lib/modules/$(KVER)/updates
+#   make install          modules_install, libsdp.so into $(PREFIX)/lib and,
+#                         unless there is one, $(SYSCONFDIR)/libsdp.conf
 #
 # KVER picks the kernel (default: the newest Debian 6.1 headers installed,
-# not the running kernel); KDIR overrides the build directory.
+# not the running kernel); KDIR overrides the build directory.  PREFIX
+# (/usr/local) and SYSCONFDIR (/etc) are libsdp's; SYSCONFDIR is compiled
+# into the library as where its libsdp.conf is.
 
 KVER ?= $(shell scripts/kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+LIBSDP_MAKE = $(MAKE) -C ulp/sdp/libsdp PREFIX=$(PREFIX) SYSCONFDIR=$(SYSCONFDIR)
 
 # Kconfig symbols of ours that the distribution's .config cannot know.
 # No vmlinux ships with the headers, so module BTF cannot be generated.
@@ -31,10 +41,10 @@ IBSTACK_CONFIG := CONFIG_INFINIBAND=m CONFIG_INFINIBAND_VMLX=m \
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(IBSTACK_CONFIG)
 
-.PHONY: all modules user check test demo shell bench deps modules_install clean \
-	have-kdir
+.PHONY: all modules libsdp user check test demo shell bench deps modules_install \
+	install clean have-kdir
 
-all: modules
+all: modules libsdp
 
 have-kdir:
 	@test -d "$(KDIR)" || { echo "No kernel build directory '$(KDIR)'." \
@@ -42,6 +52,10 @@ have-kdir:
 
 modules: have-kdir
 	+$(KMAKE) modules
+
+# Userspace, needs no kernel headers.
+libsdp:
+	+$(LIBSDP_MAKE)
 
 # Not part of all: it needs libibverbs-dev, which make test installs.
 user:
@@ -79,6 +93,10 @@ modules_install: have-kdir
 	+$(KMAKE) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KVER)
 
+install: modules_install libsdp
+	+$(LIBSDP_MAKE) install
+
 clean:
 	-+test -d "$(KDIR)" && $(KMAKE) clean
 	-+$(MAKE) -C tests/user clean
+	-+$(MAKE) -C ulp/sdp/libsdp clean

@@ -6,7 +6,7 @@
 # and ends with the line "N passed, N failed".  A stage that fails without
 # reporting a failing test point counts as one failure of its own.
 #
-# Usage: tests/run-all.sh [STAGE...]   (stages: abi build kunit vm)
+# Usage: tests/run-all.sh [STAGE...]   (stages: abi build libsdp kunit vm shell)
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -90,12 +90,13 @@ run_scenarios() {
 }
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(abi build kunit vm shell)
+[ ${#stages[@]} -gt 0 ] || stages=(abi build libsdp kunit vm shell)
 
 for stage in "${stages[@]}"; do
 	case $stage in
 	abi)	run_stage abi python3 tests/abi/check-uapi.py ;;
 	build)	run_stage build tests/build-checks.sh ;;
+	libsdp)	run_stage libsdp tests/libsdp/run.sh ;;
 	kunit)	run_stage kunit tests/kunit/run-kunit.sh ;;
 	vm)	run_scenarios ;;
 	shell)	run_stage shell tests/vm/selftest-shell.sh ;;
