@@ -34,16 +34,11 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
+. "$here/../vm/user.sh"
 . "$here/../vm/vmlx.sh"
 . "$here/../vm/ipoib.sh"
 
-run=$(mktemp -d)
-cleanup() {
-	opensm_stop
-	ipoib_ns_cleanup
-	rm -rf "$run"
-}
-trap cleanup EXIT
+ab_run_dir
 
 A=10.20.0.1
 B=10.20.0.2
@@ -150,18 +145,17 @@ for v in 4 6; do
 done
 
 # --- perftest over rdma_cm ---------------------------------------------------------
-# perftest turns cycles into time with a CPU frequency it measures, and
-# gives up ("Correlation coefficient r^2 < 0.9", no report) when TCG's
-# clock is too unsteady: such a run, and only such, is repeated once (as
-# in uverbs-perftest).  FIELD: the column of the result that must be
+# perftest's clock measurement can fail under TCG (perftest_clock_failed
+# in tests/vm/user.sh), the more often the busier the host: such a run,
+# and only such, is repeated, twice at most (as in uverbs-perftest).  FIELD: the column of the result that must be
 # non-zero (4: BW average, 5: t_typical).
 for t in "ib_write_bw -n 500 4" "ib_read_bw -n 500 4" "ib_send_lat -n 200 5"; do
 	set -- $t
 	prog=$1 field=$4
-	for try in 1 2; do
+	for try in 1 2 3; do
 		pair "$prog" "$1" "$2" "$3" -R -d vmlx1 -- "$1" "$2" "$3" -R -d vmlx0 $B
-		((crc != 0)) && grep -q "Correlation coefficient r^2" \
-			"$run/$prog.c" && ((try == 1)) || break
+		perftest_clock_failed "$run/$prog.c" "$field" &&
+			((try < 3)) || break
 		tap_diag "$prog -R: perftest could not measure the CPU clock; once more"
 	done
 	pair_ok "$prog" "$prog -R"
