@@ -12,15 +12,16 @@
 #  - perftest over rdma_cm (-R): ib_write_bw, ib_read_bw, ib_send_lat,
 #    each with a non-zero result;
 #  - rsockets: rstream -T v (data verified by both ends) at 64 B, 4 KiB
-#    and 64 KiB, and a server driven by rpoll() (-T a), riostream
+#    and 64 KiB, and 4 KiB over IPv6, a server driven by rpoll() (-T a), riostream
 #    (RDMA writes to a peer's riomap()ed buffer), rcopy of a file (same
 #    sha256 on arrival);
 #  - librspreload.so under an unmodified TCP program, netcat: its
 #    listening socket is an RDMA CM id, a file arrives with the same
 #    sha256, and ib1's IPoIB byte counters prove it did not travel as
 #    TCP/IP;
-#  - cmtime: 100 connections set up and torn down, the rate printed;
-#  - rdma_xserver/rdma_xclient;
+#  - cmtime: 100 connections set up and torn down, the rate printed,
+#    and 20 over IPv6;
+#  - rdma_xserver/rdma_xclient (IPv4: the server has no bind option);
 #  - afterwards no cm_id is left.
 #
 # Not here: udpong (rsockets over UD hangs, see the status); programs
@@ -180,6 +181,12 @@ for s in 64 4096 65536; do
 	tap_like "rstream -T v $s B: a result line" "$(cat "$run/rstream$s.c")" \
 		"custom +[0-9.]+k? +200 "
 done
+# and over IPv6, the server bound to its address
+pair rstream6 rstream -b $B6 -T v -S 4096 -C 200 -- \
+	rstream -s $B6 -T v -S 4096 -C 200
+pair_ok rstream6 "rstream -T v over IPv6, 4096 B x 200 verified"
+tap_like "rstream -T v IPv6: a result line" "$(cat "$run/rstream6.c")" \
+	"custom +[0-9.]+k? +200 "
 # (-T s would be plain TCP sockets, not rsockets: the benchmark's reference)
 # rpoll() on the server's side only.  rstream's server closes right after
 # its last send, and a client with -T a takes POLLHUP beside POLLIN as a
@@ -234,6 +241,11 @@ tap_diag "$(cat "$run/cmtime.c")"
 pair xrc rdma_xserver -- rdma_xclient -s $B
 pair_ok xrc "rdma_xserver/rdma_xclient"
 tap_like "rdma_xclient: end 0" "$(cat "$run/xrc.c")" "rdma_xclient: end 0"
+# over IPv6 (rdma_xserver has no bind option: it listens on IPv4 only)
+pair -k cmtime6 cmtime -b $B6 -c 20 -- cmtime -s $B6 -c 20
+tap_is "cmtime -c 20 over IPv6: client exit 0" "$crc" 0
+tap_like "cmtime IPv6: connect step timed" "$(cat "$run/cmtime6.c")" \
+	"connect +: +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+"
 
 # --- nothing left -----------------------------------------------------------------------
 tap_is "no cm_id left" "$(cm_ids)" 0
