@@ -344,7 +344,7 @@ run_pair "ibv_rc_pingpong vmlx3 to vmlx0" "$port" "$run" \
 	timeout 60 ibv_rc_pingpong -d vmlx0 -i 1 -p "$port" -n 200 -- \
 	timeout 60 ibv_rc_pingpong -d vmlx3 -i 1 -p "$port" -n 200 "$host"
 port=$((port + 1))
-run_pair "ib_write_bw vmlx2 to vmlx1" "$port" "$run" \
+run_perftest_pair "ib_write_bw vmlx2 to vmlx1" "$port" "$run" 4 \
 	timeout 90 ib_write_bw -d vmlx1 -p "$port" -n 200 -- \
 	timeout 90 ib_write_bw -d vmlx2 -p "$port" -n 200 "$host"
 tap_like "ib_write_bw: a bandwidth line" "$(cat "$run/client")" \

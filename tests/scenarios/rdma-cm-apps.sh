@@ -155,7 +155,7 @@ for t in "ib_write_bw -n 500 4" "ib_read_bw -n 500 4" "ib_send_lat -n 200 5"; do
 	prog=$1 field=$4
 	for try in 1 2 3; do
 		pair "$prog" "$1" "$2" "$3" -R -d vmlx1 -- "$1" "$2" "$3" -R -d vmlx0 $B
-		perftest_clock_failed "$run/$prog.c" "$field" &&
+		perftest_clock_failed "$run/$prog.c" "$field" "$run/$prog.s" &&
 			((try < 3)) || break
 		tap_diag "$prog -R: perftest could not measure the CPU clock; once more"
 	done

@@ -43,7 +43,7 @@ perftest_once() {
 	local prog=$1
 	# a server that never listened is reported by perftest_run
 	perftest_run "$@" || return 0
-	perftest_clock_failed "$run/$prog.cli" "$2" && return 1
+	perftest_clock_failed "$run/$prog.cli" "$2" "$run/$prog.srv" && return 1
 	perftest_report "$@"
 }
 
