@@ -242,7 +242,7 @@ static int sdp_connect_route(struct sdp_sock *sdp, struct rdma_cm_id *id)
 	hh.des_rem_rcv_sz = cpu_to_be32(sdp->rx_size);
 	hh.local_rcv_sz = cpu_to_be32(sdp->rx_size);
 	sdp_conn_param(&param, &hh, sizeof(hh));
-	return rdma_connect(id, &param);
+	return rdma_connect_locked(id, &param);
 }
 
 /* The peer's receive size: what we send at most, within our slots. */
@@ -449,14 +449,14 @@ static int sdp_event_errno(const struct rdma_cm_event *ev)
 {
 	switch (ev->event) {
 	case RDMA_CM_EVENT_REJECTED:
-		return ECONNREFUSED;
+		return -ECONNREFUSED;
 	case RDMA_CM_EVENT_UNREACHABLE:
-		return ETIMEDOUT;
+		return -ETIMEDOUT;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
-		return ev->status == -ETIMEDOUT ? ETIMEDOUT : EHOSTUNREACH;
+		return ev->status == -ETIMEDOUT ? -ETIMEDOUT : -EHOSTUNREACH;
 	default:
-		return ECONNRESET;
+		return -ECONNRESET;
 	}
 }
 
@@ -499,7 +499,7 @@ int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
-		sdp_fail(sdp, sdp_event_errno(ev));
+		sdp_fail(sdp, -sdp_event_errno(ev));
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:

@@ -662,6 +662,7 @@ static __poll_t sdp_poll(struct file *file, struct socket *sock,
 			mask |= EPOLLOUT | EPOLLWRNORM;
 		} else {
 			set_bit(SOCK_NOSPACE, &sock->flags);
+			/* a credit arriving now sees the bit, or we see it */
 			smp_mb__after_atomic();
 			if (sdp_writable(sdp))
 				mask |= EPOLLOUT | EPOLLWRNORM;

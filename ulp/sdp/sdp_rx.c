@@ -76,8 +76,8 @@ void sdp_rx_consumed_locked(struct sdp_sock *sdp, struct sdp_buf *buf)
 }
 
 /*
- * One message from the peer, its length checked against the completion.
- * Return: the wake-up to give (EPOLLIN, EPOLLOUT bits) after unlocking.
+ * One message from the peer, checked against its completion's length and
+ * our sequence; anything malformed resets the connection.
  */
 static void sdp_rx_msg_locked(struct sdp_sock *sdp, struct sdp_buf *buf,
 			      u32 byte_len)
