@@ -167,7 +167,7 @@ for victim in reader writer; do
 	wait $other
 	rc=$?
 	took=$(($(date +%s) - start))
-	wait
+	wait $spid $cpid
 	tap_ok "$((took > 10 || rc == 124))" \
 		"the $victim killed: the other end ends within 10 s (took $took s, status $rc)"
 done
