@@ -125,14 +125,21 @@ spid=$!
 sdp_listening 5201
 sa timeout 120 iperf3 -c $B -p 5201 -P 4 -t 5 -f m >"$run/iperf3c" 2>&1 &
 cpid=$!
-sleep 4
-proc=$(nb cat /proc/net/sdp 2>&1)
-tcp=$(nb ss -Htn "sport = :5201" 2>&1)
+proc='' tcp=''
+for _ in $(seq 60); do
+	sleep 0.5
+	cur=$(nb cat /proc/net/sdp 2>&1)
+	if [[ $cur =~ :5201\ [^\ ]+\ ESTABLISHED\ [0-9]+\ [0-9]+\ [0-9]+\ 0\ [0-9]{6,}\ 0 ]]; then
+		proc=$cur
+		tcp=$(nb ss -Htn "sport = :5201" 2>&1)
+		break
+	fi
+done
 wait $cpid
 tap_ok $? "iperf3 -c -P 4 -t 5: exit 0"
 wait $spid
 tap_diag "$proc" "$(grep -E 'SUM|error' "$run/iperf3c")"
-rate=$(awk '/SUM.*receiver/ { print $(NF - 3) }' "$run/iperf3c")
+rate=$(awk '/SUM.*receiver/ { print $(NF - 2) }' "$run/iperf3c")
 tap_like "iperf3 -P 4: a non-zero rate ($rate Mbit/s)" "${rate:-0}" \
 	'^([1-9][0-9]*|0\.[0-9]*[1-9][0-9]*|[1-9][0-9]*\.[0-9]+)$'
 tap_like "/proc/net/sdp in b: iperf3's connections with their bytes" \
