@@ -156,18 +156,21 @@ tap_ok "$((took > 5))" "refused within 5 s (took $took s)"
 # --- a peer killed mid-transfer ----------------------------------------------
 for victim in reader writer; do
 	port=$((port + 1))
-	sb timeout 60 nc.traditional -n -l -p $port </dev/null >/dev/null &
+	# started by ip netns exec itself, so that $! is timeout(1), which
+	# leads a process group of its own with nc: kill -9 kills both
+	ip netns exec b env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 timeout 60 \
+		nc.traditional -n -l -p $port </dev/null >/dev/null &
 	spid=$!
 	sdp_listening $port
-	na env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 timeout 60 \
+	ip netns exec a env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 timeout 60 \
 		nc.traditional -n $B $port </dev/zero >/dev/null 2>&1 &
 	cpid=$!
 	sleep 3
 	if [[ $victim == reader ]]; then
-		kill -9 $spid
+		kill -9 -- -$spid
 		other=$cpid
 	else
-		kill -9 $cpid
+		kill -9 -- -$cpid
 		other=$spid
 	fi
 	start=$(date +%s)
