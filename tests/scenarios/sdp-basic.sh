@@ -184,11 +184,12 @@ done
 
 # --- rmmod ---------------------------------------------------------------------
 port=$((port + 1))
-sb timeout 60 nc.traditional -n -l -p $port </dev/null >/dev/null &
+ip netns exec b env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 timeout 60 \
+	nc.traditional -n -l -p $port </dev/null >/dev/null &
 spid=$!
 sdp_listening $port
 tap_check_fails "rmmod ib_sdp refused while a socket is open" rmmod ib_sdp
-kill $spid
+kill -- -$spid		# timeout(1) and nc, its process group
 wait $spid
 for _ in $(seq 50); do
 	lsmod | grep -q '^ib_sdp ' || break
