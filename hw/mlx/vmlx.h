@@ -34,6 +34,7 @@
  *                   multicast fan-out
  *   vmlx_mcast.c    multicast groups (attach/detach)
  *   vmlx_debugfs.c  fault knobs and counters under debugfs
+ *   vmlx_prof.c     the data path's time, stage by stage (debugfs profile)
  *   vmlx_queue.c    rings in the soft-RoCE layout, receive queues
  *   vmlx_pkt.c      building and sending packets
  *   vmlx_ucontext.c user contexts
@@ -58,10 +59,12 @@
 
 #include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/jump_label.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
+#include <linux/sched/clock.h>
 #include <linux/completion.h>
 #include <linux/dev_printk.h>
 #include <linux/skbuff.h>
@@ -402,6 +405,44 @@ int vmlx_bus_init(void);
 void vmlx_bus_exit(void);
 struct device *vmlx_bus_add_hca(unsigned int num);
 void vmlx_bus_remove_hca(struct device *dev);
+
+struct dentry;
+
+/* vmlx_prof.c: the stages of the data path it times */
+enum vmlx_prof_stage {
+	VMLX_PROF_KICK,
+	VMLX_PROF_WAKEUP,
+	VMLX_PROF_WORK,
+	VMLX_PROF_QUEUED,
+	VMLX_PROF_REQ_PKT,
+	VMLX_PROF_XMIT,
+	VMLX_PROF_RESP_PKT,
+	VMLX_PROF_COMP_PKT,
+	VMLX_PROF_CQ_HANDLER,
+	VMLX_PROF_NR
+};
+
+DECLARE_STATIC_KEY_FALSE(vmlx_prof_on);
+void vmlx_prof_add(enum vmlx_prof_stage stage, u64 ns);
+void vmlx_prof_debugfs_init(struct dentry *dir);
+
+/* The start of a stage: local_clock(), or 0 while the profile is off. */
+static inline u64 vmlx_prof_now(void)
+{
+	return static_branch_unlikely(&vmlx_prof_on) ? local_clock() : 0;
+}
+
+/* End a stage started at @start (0: the profile was off, not counted). */
+static inline void vmlx_prof_end(enum vmlx_prof_stage stage, u64 start)
+{
+	u64 now;
+
+	if (!static_branch_unlikely(&vmlx_prof_on) || !start)
+		return;
+	now = local_clock();
+	/* another CPU's local_clock() may be a little behind */
+	vmlx_prof_add(stage, now > start ? now - start : 0);
+}
 
 /* vmlx_debugfs.c */
 void vmlx_debugfs_init(void);
@@ -1009,6 +1050,8 @@ struct vmlx_resp {
  * @rcq: receive CQ
  * @rx_queue: packets for the QP, not yet processed
  * @work: the QP's work item, which runs the transport
+ * @prof_kicked: when @work was last queued, while the profile is on
+ *	(vmlx_prof.c); 0 once a run has taken it
  * @req: requester state
  * @comp: completer state
  * @resp: responder state
@@ -1034,6 +1077,7 @@ struct vmlx_qp {
 	struct vmlx_cq		*rcq;
 	struct sk_buff_head	rx_queue;
 	struct work_struct	work;
+	u64			prof_kicked;
 	struct vmlx_req		req;
 	struct vmlx_comp	comp;
 	struct vmlx_resp	resp;

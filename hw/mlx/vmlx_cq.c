@@ -182,9 +182,13 @@ int vmlx_cq_post(struct vmlx_cq *cq, const struct ib_wc *wc, bool solicited)
 	spin_unlock_irqrestore(&cq->lock, flags);
 
 	if (notify && ibcq->comp_handler) {
+		u64 start = vmlx_prof_now();
+
+		/* the softirqs it raises (a NAPI poll) run at the enable */
 		local_bh_disable();
 		ibcq->comp_handler(ibcq, ibcq->cq_context);
 		local_bh_enable();
+		vmlx_prof_end(VMLX_PROF_CQ_HANDLER, start);
 	}
 	return 0;
 }

@@ -3,6 +3,9 @@
  * vmlx debugfs: fault knobs, counters and state, for tests and debugging.
  *
  *   /sys/kernel/debug/vmlx/fabric                  topology, switch counters
+ *   /sys/kernel/debug/vmlx/profile                 the data path's time by
+ *                                                  stage (vmlx_prof.c); write
+ *                                                  1 to start, 0 to stop
  *   /sys/kernel/debug/vmlx/<dev>/objects           verbs objects in use
  *   /sys/kernel/debug/vmlx/<dev>/qps               transport state of each
  *                                                  RC and UC QP, a line each
@@ -298,6 +301,7 @@ void vmlx_debugfs_init(void)
 	vmlx_debugfs_root = debugfs_create_dir("vmlx", NULL);
 	debugfs_create_file("fabric", 0444, vmlx_debugfs_root, NULL,
 			    &vmlx_fabric_dbg_fops);
+	vmlx_prof_debugfs_init(vmlx_debugfs_root);
 }
 
 /**

@@ -246,7 +246,8 @@ int vmlx_pkt_attach_mr(struct sk_buff *skb, struct vmlx_mr *mr, u64 iova)
 int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb)
 {
 	struct vmlx_pkt *pkt = vmlx_pkt(skb);
-	int len;
+	int len, ret;
+	u64 start;
 
 	if (skb_is_nonlinear(skb)) {
 		/* attached: the pad and the CRC bytes are there, zero */
@@ -263,5 +264,8 @@ int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb)
 		skb_put(skb, len - skb->len);
 	}
 	pkt->sealed = true;
-	return vmlx_port_xmit(pkt->port, skb);
+	start = vmlx_prof_now();
+	ret = vmlx_port_xmit(pkt->port, skb);
+	vmlx_prof_end(VMLX_PROF_XMIT, start);
+	return ret;
 }

@@ -96,8 +96,14 @@ void vmlx_qp_put(struct vmlx_qp *qp)
  */
 void vmlx_qp_kick(struct vmlx_qp *qp)
 {
-	if (!READ_ONCE(qp->dying))
-		queue_work(vmlx_wq, &qp->work);
+	u64 now = vmlx_prof_now();
+
+	if (READ_ONCE(qp->dying))
+		return;
+	if (now && !work_pending(&qp->work))
+		WRITE_ONCE(qp->prof_kicked, now);
+	if (queue_work(vmlx_wq, &qp->work))
+		vmlx_prof_end(VMLX_PROF_KICK, now);
 }
 
 /**
@@ -117,6 +123,8 @@ void vmlx_qp_rx(struct vmlx_qp *qp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
+	/* the arrival time, for the profile; 0 while it is off */
+	skb->tstamp = vmlx_prof_now();
 	skb_queue_tail(&qp->rx_queue, skb);
 	vmlx_qp_kick(qp);
 }
@@ -493,19 +501,30 @@ static bool vmlx_sq_retire_done(struct vmlx_qp *qp)
 
 static void vmlx_qp_dispatch(struct vmlx_qp *qp, struct sk_buff *skb)
 {
-	if (vmlx_pkt(skb)->op->flags & VMLX_OPF_RESP)
+	u64 start = vmlx_prof_now();
+
+	vmlx_prof_end(VMLX_PROF_QUEUED, skb->tstamp);
+	if (vmlx_pkt(skb)->op->flags & VMLX_OPF_RESP) {
 		vmlx_comp_rcv(qp, skb);
-	else
+		vmlx_prof_end(VMLX_PROF_COMP_PKT, start);
+	} else {
 		vmlx_resp_rcv(qp, skb);
+		vmlx_prof_end(VMLX_PROF_RESP_PKT, start);
+	}
 }
 
 static void vmlx_qp_work(struct work_struct *work)
 {
 	struct vmlx_qp *qp = container_of(work, struct vmlx_qp, work);
 	unsigned int budget = VMLX_QP_WORK_BUDGET;
+	u64 start = vmlx_prof_now();
 	struct sk_buff *skb;
 	bool progress;
 
+	if (start) {
+		vmlx_prof_end(VMLX_PROF_WAKEUP, READ_ONCE(qp->prof_kicked));
+		WRITE_ONCE(qp->prof_kicked, 0);
+	}
 	mutex_lock(&qp->lock);
 	do {
 		progress = false;
@@ -540,6 +559,7 @@ static void vmlx_qp_work(struct work_struct *work)
 		progress |= vmlx_sq_retire_done(qp);
 	} while (progress && budget);
 	mutex_unlock(&qp->lock);
+	vmlx_prof_end(VMLX_PROF_WORK, start);
 	/* out of budget with work left: go to the back of the queue */
 	if (!budget)
 		vmlx_qp_kick(qp);

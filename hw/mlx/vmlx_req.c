@@ -390,6 +390,7 @@ bool vmlx_req_run(struct vmlx_qp *qp)
 	struct rxe_send_wqe *wqe;
 	bool progress = false;
 	u32 limit;
+	u64 start;
 	int ret;
 
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
@@ -428,7 +429,9 @@ bool vmlx_req_run(struct vmlx_qp *qp)
 				break;
 		}
 
+		start = vmlx_prof_now();
 		ret = vmlx_req_packet(qp, wqe);
+		vmlx_prof_end(VMLX_PROF_REQ_PKT, start);
 		if (ret == -ENOMEM)
 			break;
 		progress = true;

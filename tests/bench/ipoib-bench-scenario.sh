@@ -23,6 +23,7 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
+. "$here/bench.sh"
 . "$here/../../scripts/ipoib-netns.sh"
 
 secs=${1:-10}
@@ -40,10 +41,6 @@ cleanup() {
 	rm -rf "$run"
 }
 trap cleanup EXIT
-
-ratio() {	# ratio A B: A/B with three decimals
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "?" }'
-}
 
 # tcp_mbps FROM TO ADDR: Mbit/s iperf3 moved from netns FROM to netns TO
 # (its server at ADDR), one TCP stream for $secs seconds; empty on failure

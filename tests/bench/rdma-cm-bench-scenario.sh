@@ -25,6 +25,7 @@
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
+. "$here/bench.sh"
 . "$here/../vm/vmlx.sh"
 . "$here/../vm/ipoib.sh"
 
@@ -37,17 +38,7 @@ CONNS=100
 A=10.30.0.1
 B=10.30.0.2
 
-run=$(mktemp -d)
-cleanup() {
-	opensm_stop
-	ipoib_ns_cleanup
-	rm -rf "$run"
-}
-trap cleanup EXIT
-
-ratio() {	# ratio A B: A/B with three decimals
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "?" }'
-}
+ab_run_dir
 
 # cm_listen PORT: 0 once an RDMA CM id listens on $B:PORT (10 s at most)
 cm_listen() {

@@ -20,6 +20,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/tap.sh"
+. "$here/bench.sh"
 . "$here/../vm/vmlx.sh"
 . "$here/../vm/srp.sh"
 
@@ -31,10 +32,6 @@ cleanup() {
 	rm -rf "$run"
 }
 trap cleanup EXIT
-
-ratio() {	# ratio A B: A/B with three decimals
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "?" }'
-}
 
 mean() {	# mean A B
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", (a + b) / 2 }'

@@ -14,6 +14,7 @@
 # Arguments: [SECS] (default 3)
 set -u
 . "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/bench.sh"
 . "$(dirname "$0")/../vm/user.sh"
 . "$(dirname "$0")/../kmod/vt.sh"
 
@@ -41,10 +42,6 @@ perftest() {
 	fi
 	result=$(grep -E '^ +[0-9]+ +[0-9]+ ' "$run/cli" | tail -1 |
 		awk -v f="$field" '{ print $f }')
-}
-
-ratio() {	# ratio A B: A/B with three decimals
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "?" }'
 }
 
 tap_check "modprobe vmlx static_lids=1" modprobe vmlx static_lids=1

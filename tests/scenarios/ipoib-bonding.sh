@@ -33,13 +33,7 @@ here=$(dirname "$0")
 
 ib=/sys/class/infiniband
 dbg=/sys/kernel/debug/vmlx
-run=$(mktemp -d)
-cleanup() {
-	opensm_stop
-	ipoib_ns_cleanup
-	rm -rf "$run"
-}
-trap cleanup EXIT
+ab_run_dir
 
 A=10.13.1.1
 B=10.13.1.2

@@ -36,13 +36,7 @@ here=$(dirname "$0")
 . "$here/../vm/ipoib.sh"
 
 ib=/sys/class/infiniband
-run=$(mktemp -d)
-cleanup() {
-	opensm_stop
-	ipoib_ns_cleanup
-	rm -rf "$run"
-}
-trap cleanup EXIT
+ab_run_dir
 
 A=10.13.0.1
 B=10.13.0.2

@@ -34,13 +34,7 @@ here=$(dirname "$0")
 . "$here/../vm/vmlx.sh"
 . "$here/../vm/ipoib.sh"
 
-run=$(mktemp -d)
-cleanup() {
-	opensm_stop
-	ipoib_ns_cleanup
-	rm -rf "$run"
-}
-trap cleanup EXIT
+ab_run_dir
 
 A=10.20.0.1
 B=10.20.0.2

@@ -43,13 +43,7 @@ here=$(dirname "$0")
 . "$here/../vm/ipoib.sh"
 
 seed=${1:-${UCMA_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}}
-run=$(mktemp -d)
-cleanup() {
-	opensm_stop
-	ipoib_ns_cleanup
-	rm -rf "$run"
-}
-trap cleanup EXIT
+ab_run_dir
 
 A=10.21.0.1
 B=10.21.0.2

@@ -10,6 +10,8 @@
 #                               should use ip netns exec itself, so that
 #                               $! is the command's own pid)
 #   ipoib_ns_cleanup            kill what runs in a and b, delete them
+#   ab_run_dir                  $run, a scratch directory; at exit opensm
+#                               stops, a, b and $run go
 #   gid_hex DEV                 DEV port 1's GID as the 16 colon-separated
 #                               bytes that end its IPoIB address
 #   carrier NS DEV              DEV's carrier in NS (0 or 1)
@@ -20,6 +22,19 @@
 
 na() { ip netns exec a "$@"; }
 nb() { ip netns exec b "$@"; }
+
+# ab_run_dir: a scratch directory in $run; when the scenario exits,
+# opensm stops, the namespaces go and so does the directory
+ab_run_dir() {
+	run=$(mktemp -d)
+	trap ab_cleanup EXIT
+}
+
+ab_cleanup() {
+	opensm_stop
+	ipoib_ns_cleanup
+	rm -rf "$run"
+}
 
 ipoib_ns_cleanup() {
 	local ns
