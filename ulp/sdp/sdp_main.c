@@ -43,11 +43,13 @@ static DEFINE_SPINLOCK(sdp_sockets_lock);	/* sdp_sockets */
 
 /* For /proc/net/sdp. */
 void sdp_list_lock(void)
+	__acquires(&sdp_sockets_lock)
 {
 	spin_lock_bh(&sdp_sockets_lock);
 }
 
 void sdp_list_unlock(void)
+	__releases(&sdp_sockets_lock)
 {
 	spin_unlock_bh(&sdp_sockets_lock);
 }
