@@ -62,6 +62,7 @@ struct cma_pernet {
 	struct xarray udp_ps;
 	struct xarray ipoib_ps;
 	struct xarray ib_ps;
+	struct xarray sdp_ps;
 };
 
 static unsigned int cma_pernet_id;
@@ -555,7 +556,9 @@ static struct rdma_cm_id *cma_create_id(struct net *net,
 	    qp_type != IB_QPT_UD)
 		return ERR_PTR(-EINVAL);
 	if (ps != RDMA_PS_TCP && ps != RDMA_PS_UDP && ps != RDMA_PS_IPOIB &&
-	    ps != RDMA_PS_IB)
+	    ps != RDMA_PS_IB && ps != RDMA_PS_SDP)
+		return ERR_PTR(-EINVAL);
+	if (ps == RDMA_PS_SDP && qp_type != IB_QPT_RC)
 		return ERR_PTR(-EINVAL);
 	id_priv = cma_new_id(net, event_handler, context, ps, qp_type, NULL);
 	if (IS_ERR(id_priv))
@@ -604,6 +607,9 @@ struct rdma_cm_id *rdma_create_user_id(rdma_cm_event_handler event_handler,
 				       enum rdma_ucm_port_space ps,
 				       enum ib_qp_type qp_type)
 {
+	/* SDP's port space is the kernel's, as upstream never exposed it */
+	if (ps == RDMA_PS_SDP)
+		return ERR_PTR(-EINVAL);
 	return cma_create_id(current->nsproxy->net_ns, event_handler, context,
 			     ps, qp_type, NULL);
 }
@@ -613,6 +619,8 @@ static struct xarray *cma_ps_xa(struct net *net, enum rdma_ucm_port_space ps)
 {
 	struct cma_pernet *pernet = net_generic(net, cma_pernet_id);
 
+	if (ps == RDMA_PS_SDP)
+		return &pernet->sdp_ps;
 	switch (ps) {
 	case RDMA_PS_TCP:
 		return &pernet->tcp_ps;
@@ -1785,6 +1793,7 @@ static int __net_init cma_init_net(struct net *net)
 	xa_init(&pernet->udp_ps);
 	xa_init(&pernet->ipoib_ps);
 	xa_init(&pernet->ib_ps);
+	xa_init(&pernet->sdp_ps);
 	return 0;
 }
 
@@ -1797,6 +1806,7 @@ static void __net_exit cma_exit_net(struct net *net)
 	WARN_ON(!xa_empty(&pernet->udp_ps));
 	WARN_ON(!xa_empty(&pernet->ipoib_ps));
 	WARN_ON(!xa_empty(&pernet->ib_ps));
+	WARN_ON(!xa_empty(&pernet->sdp_ps));
 }
 
 static struct pernet_operations cma_pernet_ops = {

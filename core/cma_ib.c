@@ -8,7 +8,9 @@
  * with the IP addressing header of IBTA Annex A11 (struct cma_hdr): the
  * requester's port and both addresses; the consumer's private data
  * follows it.  The service ID is the port space and the destination
- * port (rdma_get_service_id()).
+ * port (rdma_get_service_id()).  SDP's port space is the exception
+ * (struct cma_sdp_hello): its REQ private data is the consumer's Hello,
+ * whose addressing fields the CM fills in and parses.
  *
  * All of it runs in process context: the IB CM's handlers from its work
  * queue, with the id's handler_mutex taken here; the consumer's calls
@@ -52,15 +54,83 @@ struct cma_hdr {
 
 static_assert(sizeof(struct cma_hdr) == 36);
 
+/* The major version of SDP's Hello the CM accepts (OFED's 0x22). */
+#define CMA_SDP_MAJOR		2
+
+/**
+ * struct cma_sdp_hello - what the CM reads and writes of SDP's Hello
+ * @bsdh: SDP's base header, the consumer's
+ * @version: major version in bits 7:4, minor in 3:0
+ * @ip_version: 4 or 6 in bits 7:4, the consumer's capability bits in 3:0
+ * @rsvd1: the consumer's
+ * @max_adverts: the consumer's
+ * @des_rem_rcv_sz: the consumer's
+ * @local_rcv_sz: the consumer's
+ * @port: the requester's port
+ * @rsvd2: reserved
+ * @src_addr: the requester's address (IPv4 in the last word)
+ * @dst_addr: the responder's address
+ * @rsvd3: reserved, up to RDMA_SDP_HELLO_SIZE
+ */
+struct cma_sdp_hello {
+	u8 bsdh[16];
+	u8 version;
+	u8 ip_version;
+	u8 rsvd1;
+	u8 max_adverts;
+	__be32 des_rem_rcv_sz;
+	__be32 local_rcv_sz;
+	__be16 port;
+	__be16 rsvd2;
+	union cma_ip_addr src_addr;
+	union cma_ip_addr dst_addr;
+	u8 rsvd3[12];
+};
+
+static_assert(sizeof(struct cma_sdp_hello) == RDMA_SDP_HELLO_SIZE);
+
 static bool cma_ip_service(__be64 service_id)
 {
 	return (service_id & IB_CMA_SERVICE_ID_MASK) == IB_CMA_SERVICE_ID;
 }
 
+static bool cma_sdp_service(__be64 service_id)
+{
+	return (be64_to_cpu(service_id) & RDMA_IB_IP_PS_MASK) ==
+	       (u64)RDMA_PS_SDP << 16;
+}
+
 /* Where the consumer's private data starts in a REQ's. */
 static int cma_user_data_offset(struct rdma_id_private *id_priv)
 {
-	return cma_family(id_priv) == AF_IB ? 0 : sizeof(struct cma_hdr);
+	if (cma_family(id_priv) == AF_IB || id_priv->id.ps == RDMA_PS_SDP)
+		return 0;
+	return sizeof(struct cma_hdr);
+}
+
+/* The IP version, port and addresses of an SDP Hello the consumer made. */
+static void cma_format_sdp_hello(struct cma_sdp_hello *hh,
+				 struct rdma_id_private *id_priv)
+{
+	struct sockaddr *src = cma_src_addr(id_priv);
+	struct sockaddr *dst = cma_dst_addr(id_priv);
+
+	hh->ip_version &= 0x0f;
+	memset(&hh->src_addr, 0, sizeof(hh->src_addr));
+	memset(&hh->dst_addr, 0, sizeof(hh->dst_addr));
+	if (src->sa_family == AF_INET) {
+		hh->ip_version |= 4 << 4;
+		hh->src_addr.ip4.addr =
+			((struct sockaddr_in *)src)->sin_addr.s_addr;
+		hh->dst_addr.ip4.addr =
+			((struct sockaddr_in *)dst)->sin_addr.s_addr;
+		hh->port = ((struct sockaddr_in *)src)->sin_port;
+	} else {
+		hh->ip_version |= 6 << 4;
+		hh->src_addr.ip6 = ((struct sockaddr_in6 *)src)->sin6_addr;
+		hh->dst_addr.ip6 = ((struct sockaddr_in6 *)dst)->sin6_addr;
+		hh->port = ((struct sockaddr_in6 *)src)->sin6_port;
+	}
 }
 
 static void cma_format_hdr(struct cma_hdr *hdr,
@@ -123,6 +193,28 @@ static int cma_parse_hdr(const struct cma_hdr *hdr, __be64 service_id,
 	default:
 		return -EINVAL;
 	}
+}
+
+/*
+ * The addresses of an SDP request from its Hello, as cma_parse_hdr();
+ * a Hello of another major version or IP version is refused.
+ */
+static int cma_parse_sdp_hello(const struct cma_sdp_hello *hh,
+			       __be64 service_id,
+			       struct sockaddr_storage *local,
+			       struct sockaddr_storage *remote)
+{
+	struct cma_hdr hdr = {
+		.cma_version = CMA_VERSION,
+		.ip_version = hh->ip_version & 0xf0,
+		.port = hh->port,
+		.src_addr = hh->src_addr,
+		.dst_addr = hh->dst_addr,
+	};
+
+	if (hh->version >> 4 != CMA_SDP_MAJOR)
+		return -EINVAL;
+	return cma_parse_hdr(&hdr, service_id, local, remote);
 }
 
 /* ------------------------------------------------------------------ */
@@ -555,7 +647,16 @@ static int cma_req_info(struct ib_cm_id *cm_id,
 		req->pkey = sp->pkey;
 		req->local_gid = NULL;
 	}
-	if (!cma_ip_service(req->service_id) || !ib_event->private_data)
+	if (!ib_event->private_data)
+		return -EINVAL;
+	if (cma_sdp_service(req->service_id)) {
+		if (ib_event->event != IB_CM_REQ_RECEIVED)
+			return -EINVAL;
+		return cma_parse_sdp_hello(ib_event->private_data,
+					   req->service_id, &req->local,
+					   &req->remote);
+	}
+	if (!cma_ip_service(req->service_id))
 		return -EINVAL;
 	return cma_parse_hdr(ib_event->private_data, req->service_id,
 			     &req->local, &req->remote);
@@ -766,6 +867,13 @@ static void *cma_private_data(struct rdma_id_private *id_priv,
 	if (conn_param->private_data_len)
 		memcpy(data + offset, conn_param->private_data,
 		       conn_param->private_data_len);
+	if (id_priv->id.ps == RDMA_PS_SDP && cma_family(id_priv) != AF_IB) {
+		if (total < RDMA_SDP_HELLO_SIZE) {
+			kfree(data);
+			return ERR_PTR(-EINVAL);
+		}
+		cma_format_sdp_hello((struct cma_sdp_hello *)data, id_priv);
+	}
 	*len = total;
 	return data;
 }

@@ -48,6 +48,17 @@ const char *__attribute_const__ rdma_event_msg(enum rdma_cm_event_type event);
 #define RDMA_IB_IP_PS_UDP	0x0000000001110000ULL
 #define RDMA_IB_IP_PS_IB	0x00000000013F0000ULL
 
+/*
+ * SDP's port space (IBTA Annex A4), for kernel consumers only: the uapi
+ * enum does not name it and rdma_ucm never creates such ids.  Its service
+ * IDs are 0x10000 + port.  The private data of an SDP REQ is SDP's Hello
+ * message itself (RDMA_SDP_HELLO_SIZE bytes at least), whose IP version,
+ * port and addresses the CM writes on connect and reads on a request,
+ * instead of the addressing header of the other port spaces.
+ */
+#define RDMA_PS_SDP		((enum rdma_ucm_port_space)0x0001)
+#define RDMA_SDP_HELLO_SIZE	76
+
 /* The Q_Key of UD ids of the UDP port space, and of their groups. */
 #define RDMA_UDP_QKEY		0x01234567
 

@@ -1,0 +1,209 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM scenario: ib_sdp under Debian's unmodified programs, both ends
+# preloaded with libsdp.so in simple mode (every TCP socket an SDP one),
+# between the network namespaces "a" (ib0 on vmlx0) and "b" (ib1 on
+# vmlx1), on a fabric opensm brings up.
+#
+#  - nc.traditional moving a 1 MiB and a 64 MiB random file each way
+#    and socat moving 64 MiB (and 1 MiB over IPv6): the same sha256;
+#  - iperf3 -P 4 -t 5: a non-zero rate, while /proc/net/sdp in b lists
+#    the connections with their bytes (not TCP: ss lists no TCP
+#    connection to the port);
+#  - a client to a port nobody listens on: "Connection refused" within
+#    5 s;
+#  - the reader killed mid-transfer: the writer ends within 10 s; the
+#    writer killed: the reader ends within 10 s;
+#  - rmmod ib_sdp refused while a listener is open, done after; no
+#    cm_id left and rdma res as before the SDP traffic.
+#
+# vm-run-options: --smp 2 --timeout 600
+set -u
+here=$(dirname "$0")
+. "$here/../vm/tap.sh"
+. "$here/../vm/vmlx.sh"
+. "$here/../vm/ipoib.sh"
+
+lib=$(cd "$here/../../ulp/sdp/libsdp" && pwd)/libsdp.so
+run=$(mktemp -d)
+cleanup() {
+	opensm_stop
+	ipoib_ns_cleanup
+	rm -rf "$run"
+}
+trap cleanup EXIT
+
+A=10.20.0.1
+B=10.20.0.2
+A6=fd20::1
+B6=fd20::2
+
+sa() { na env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 "$@"; }
+sb() { nb env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 "$@"; }
+
+# sdp_listening PORT: until /proc/net/sdp in b lists a listener on PORT
+sdp_listening() {
+	for _ in $(seq 100); do
+		nb grep -qE ":$1 .* LISTEN " /proc/net/sdp && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+vmlx_start --params "num_hcas=2" ib_umad
+tap_check "modprobe ib_ipoib" modprobe ib_ipoib
+tap_check "modprobe ib_sdp" modprobe ib_sdp
+tap_ok "$([[ -f $lib ]]; echo $?)" "libsdp.so built ($lib)"
+ab_fabric $A $B $A6 $B6
+na ping -c 2 -W 5 $B >/dev/null 2>&1
+res_before=$(rdma res show 2>&1)
+
+head -c 1M /dev/urandom >"$run/1M"
+head -c 64M /dev/urandom >"$run/64M"
+
+# --- nc.traditional both ways --------------------------------------------
+port=5000
+for f in 1M 64M; do
+	want=$(sha256sum <"$run/$f" | cut -d' ' -f1)
+	# a to b
+	port=$((port + 1))
+	sb timeout 120 nc.traditional -n -l -p $port </dev/null \
+		>"$run/$f.ab" 2>"$run/$f.ab.err" &
+	spid=$!
+	sdp_listening $port
+	sa timeout 120 nc.traditional -n -q 0 $B $port <"$run/$f" \
+		2>"$run/$f.ab.cerr"
+	tap_ok $? "nc $f a -> b: client exit 0"
+	wait $spid
+	tap_ok $? "nc $f a -> b: server exit 0"
+	tap_is "nc $f a -> b: sha256" \
+		"$(sha256sum <"$run/$f.ab" | cut -d' ' -f1)" "$want"
+	# b to a
+	port=$((port + 1))
+	sb timeout 120 nc.traditional -n -q 0 -l -p $port <"$run/$f" \
+		>/dev/null 2>"$run/$f.ba.err" &
+	spid=$!
+	sdp_listening $port
+	sa timeout 120 nc.traditional -n $B $port </dev/null \
+		>"$run/$f.ba" 2>"$run/$f.ba.cerr"
+	tap_ok $? "nc $f b -> a: client exit 0"
+	wait $spid
+	tap_ok $? "nc $f b -> a: server exit 0"
+	tap_is "nc $f b -> a: sha256" \
+		"$(sha256sum <"$run/$f.ba" | cut -d' ' -f1)" "$want"
+	[[ $TAP_FAILED -eq 0 ]] ||
+		tap_diag "$(cat "$run"/$f.*err 2>&1 | tail -n 20)"
+done
+
+# IPv6 (nc.traditional has none: socat)
+port=$((port + 1))
+sb timeout 60 socat -u TCP6-LISTEN:$port,reuseaddr OPEN:"$run/v6",creat,trunc &
+spid=$!
+sdp_listening $port
+sa timeout 60 socat -u OPEN:"$run/1M" TCP6:[$B6]:$port
+tap_ok $? "socat 1M a -> b over IPv6: client exit 0"
+wait $spid
+tap_is "socat 1M over IPv6: sha256" "$(sha256sum <"$run/v6" | cut -d' ' -f1)" \
+	"$(sha256sum <"$run/1M" | cut -d' ' -f1)"
+
+# --- socat -------------------------------------------------------------------
+port=$((port + 1))
+sb timeout 120 socat -u TCP-LISTEN:$port,reuseaddr OPEN:"$run/socat",creat,trunc &
+spid=$!
+sdp_listening $port
+sa timeout 120 socat -u OPEN:"$run/64M" TCP:$B:$port
+tap_ok $? "socat 64M a -> b: client exit 0"
+wait $spid
+tap_ok $? "socat 64M a -> b: server exit 0"
+tap_is "socat 64M: sha256" "$(sha256sum <"$run/socat" | cut -d' ' -f1)" \
+	"$(sha256sum <"$run/64M" | cut -d' ' -f1)"
+
+# --- iperf3 ------------------------------------------------------------------
+sb timeout 120 iperf3 -s -1 -p 5201 >"$run/iperf3s" 2>&1 &
+spid=$!
+sdp_listening 5201
+sa timeout 120 iperf3 -c $B -p 5201 -P 4 -t 5 -f m >"$run/iperf3c" 2>&1 &
+cpid=$!
+proc='' tcp=''
+for _ in $(seq 60); do
+	sleep 0.5
+	cur=$(nb cat /proc/net/sdp 2>&1)
+	if [[ $cur =~ :5201\ [^\ ]+\ ESTABLISHED\ [0-9]+\ [0-9]+\ [0-9]+\ 0\ [0-9]{6,}\ 0 ]]; then
+		proc=$cur
+		tcp=$(nb ss -Htn "sport = :5201" 2>&1)
+		break
+	fi
+done
+wait $cpid
+tap_ok $? "iperf3 -c -P 4 -t 5: exit 0"
+wait $spid
+tap_diag "$proc" "$(grep -E 'SUM|error' "$run/iperf3c")"
+rate=$(awk '/SUM.*receiver/ { print $(NF - 2) }' "$run/iperf3c")
+tap_like "iperf3 -P 4: a non-zero rate ($rate Mbit/s)" "${rate:-0}" \
+	'^([1-9][0-9]*|0\.[0-9]*[1-9][0-9]*|[1-9][0-9]*\.[0-9]+)$'
+tap_like "/proc/net/sdp in b: iperf3's connections with their bytes" \
+	"$proc" ":5201 [^ ]+ ESTABLISHED [0-9]+ [0-9]+ [0-9]+ 0 [0-9]{6,} 0"
+tap_is "no TCP connection to port 5201 in b" "$tcp" ""
+
+# --- refused -----------------------------------------------------------------
+start=$(date +%s)
+out=$(sa timeout 30 nc.traditional -n $B 7777 </dev/null 2>&1)
+took=$(($(date +%s) - start))
+tap_like "nobody on port 7777: Connection refused" "$out" "refused"
+tap_ok "$((took > 5))" "refused within 5 s (took $took s)"
+
+# --- a peer killed mid-transfer ----------------------------------------------
+for victim in reader writer; do
+	port=$((port + 1))
+	# started by ip netns exec itself, so that $! is timeout(1), which
+	# leads a process group of its own with nc: kill -9 kills both
+	ip netns exec b env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 timeout 60 \
+		nc.traditional -n -l -p $port </dev/null >/dev/null &
+	spid=$!
+	sdp_listening $port
+	ip netns exec a env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 timeout 60 \
+		nc.traditional -n $B $port </dev/zero >/dev/null 2>&1 &
+	cpid=$!
+	sleep 3
+	if [[ $victim == reader ]]; then
+		kill -9 -- -$spid
+		other=$cpid
+	else
+		kill -9 -- -$cpid
+		other=$spid
+	fi
+	start=$(date +%s)
+	wait $other
+	rc=$?
+	took=$(($(date +%s) - start))
+	wait $spid $cpid
+	tap_ok "$((took > 10 || rc == 124))" \
+		"the $victim killed: the other end ends within 10 s (took $took s, status $rc)"
+done
+
+# --- rmmod ---------------------------------------------------------------------
+port=$((port + 1))
+ip netns exec b env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 timeout 60 \
+	nc.traditional -n -l -p $port </dev/null >/dev/null &
+spid=$!
+sdp_listening $port
+tap_check_fails "rmmod ib_sdp refused while a socket is open" rmmod ib_sdp
+kill -- -$spid		# timeout(1) and nc, its process group
+wait $spid
+for _ in $(seq 50); do
+	lsmod | grep -q '^ib_sdp ' || break
+	rmmod ib_sdp 2>/dev/null && break
+	sleep 0.2
+done
+tap_ok "$(lsmod | grep -q '^ib_sdp '; [[ $? -ne 0 ]]; echo $?)" \
+	"rmmod ib_sdp once the sockets are closed"
+wait_cm_ids 0 10
+tap_is "no cm_id left" "$(cm_ids)" 0
+res_after=$(rdma res show 2>&1)
+tap_is "rdma res as before the SDP traffic" "$res_after" "$res_before"
+dmesg | grep -iE "ib_sdp|sdp:|BUG|WARNING|leak" | tail -n 20 |
+	while IFS= read -r l; do tap_diag "$l"; done
+tap_ok "$(dmesg | grep -qE 'BUG|WARNING:|Oops'; [[ $? -ne 0 ]]; echo $?)" \
+	"no BUG, WARNING or Oops in the kernel log"
+tap_done
