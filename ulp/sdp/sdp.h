@@ -150,6 +150,8 @@ struct sdp_buf {
  * @node: in the module's list of sockets (/proc/net/sdp)
  * @family: AF_INET or AF_INET6 once bound or connected, else 0
  * @v6only: IPV6_V6ONLY
+ * @tos: IP_TOS, stored only
+ * @tclass: IPV6_TCLASS, stored only
  * @bound: bind() succeeded (or listen() bound it)
  * @local: the local address, kept when the id goes
  * @remote: the remote address, kept when the id goes
@@ -198,6 +200,8 @@ struct sdp_sock {
 	struct list_head node;
 	sa_family_t family;
 	bool v6only;
+	u8 tos;
+	u8 tclass;
 	bool bound;
 	struct sockaddr_storage local;
 	struct sockaddr_storage remote;
@@ -286,6 +290,21 @@ void sdp_credits_locked(struct sdp_sock *sdp, const struct sdp_bsdh *h);
 bool sdp_writable(const struct sdp_sock *sdp);
 
 /* sdp_proc.c */
+
+/*
+ * The counters of a network namespace, /proc/net/sdpstats: they outlive
+ * the sockets, so that what went over SDP can be told afterwards.
+ */
+enum sdp_stat {
+	SDP_STAT_ACTIVE_OPENS,		/* connect()s established */
+	SDP_STAT_PASSIVE_OPENS,		/* connections a listener established */
+	SDP_STAT_RESETS,		/* established connections reset */
+	SDP_STAT_TX_BCOPY,		/* data bytes sent by buffered copy */
+	SDP_STAT_RX_BCOPY,		/* data bytes received by buffered copy */
+	SDP_STAT_NR
+};
+
+void sdp_stat_add(const struct sdp_sock *sdp, enum sdp_stat stat, u64 n);
 int sdp_proc_init(void);
 void sdp_proc_exit(void);
 

@@ -280,6 +280,7 @@ static void sdp_established_active(struct sdp_sock *sdp,
 		sdp_fail(sdp, ECONNREFUSED);
 		return;
 	}
+	sdp_stat_add(sdp, SDP_STAT_ACTIVE_OPENS, 1);
 	spin_lock_bh(&sdp->lock);
 	sdp->connected = true;
 	if (sk->sk_state == TCP_SYN_SENT)
@@ -297,6 +298,7 @@ static void sdp_established_passive(struct sdp_sock *sdp)
 	struct sock *sk = &sdp->sk;
 	bool queued = false;
 
+	sdp_stat_add(sdp, SDP_STAT_PASSIVE_OPENS, 1);
 	spin_lock_bh(&sdp->lock);
 	sdp->connected = true;
 	if (sk->sk_state == TCP_SYN_RECV)

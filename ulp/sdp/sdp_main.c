@@ -90,6 +90,9 @@ void sdp_reset_locked(struct sdp_sock *sdp, int err)
 {
 	struct sock *sk = &sdp->sk;
 
+	if (sdp->connected && sk->sk_state != TCP_CLOSE &&
+	    sk->sk_state != TCP_LISTEN)
+		sdp_stat_add(sdp, SDP_STAT_RESETS, 1);
 	if (!sk->sk_err && !sock_flag(sk, SOCK_DEAD) &&
 	    !(sdp->peer_fin && sdp->fin_done))
 		sk->sk_err = err;
@@ -787,20 +790,37 @@ static int sdp_setsockopt(struct socket *sock, int level, int optname,
 	struct sdp_sock *sdp = sdp_sk(sock->sk);
 	int val, ret = 0;
 
-	if (level != SOL_TCP && level != SOL_IPV6)
+	if (level != SOL_TCP && level != SOL_IPV6 && level != SOL_IP)
 		return -ENOPROTOOPT;
 	if (optlen < sizeof(int))
 		return -EINVAL;
 	if (copy_from_sockptr(&val, optval, sizeof(val)))
 		return -EFAULT;
 	lock_sock(sock->sk);
-	if (level == SOL_IPV6) {
-		if (optname != IPV6_V6ONLY)
+	if (level == SOL_IP) {
+		/* kept for getsockopt(); the fabric has no use for it */
+		if (optname != IP_TOS)
 			ret = -ENOPROTOOPT;
-		else if (sdp->bound || sock->sk->sk_state != TCP_CLOSE)
+		else if (val < 0 || val > 0xff)
 			ret = -EINVAL;
 		else
+			sdp->tos = val;
+		goto out;
+	}
+	if (level == SOL_IPV6) {
+		if (optname == IPV6_TCLASS) {
+			/* as IP_TOS; -1 is the default, 0 */
+			if (val < -1 || val > 0xff)
+				ret = -EINVAL;
+			else
+				sdp->tclass = val < 0 ? 0 : val;
+		} else if (optname != IPV6_V6ONLY) {
+			ret = -ENOPROTOOPT;
+		} else if (sdp->bound || sock->sk->sk_state != TCP_CLOSE) {
+			ret = -EINVAL;
+		} else {
 			sdp->v6only = !!val;
+		}
 		goto out;
 	}
 	switch (optname) {
@@ -837,6 +857,10 @@ static int sdp_getsockopt(struct socket *sock, int level, int optname,
 		return -EINVAL;
 	if (level == SOL_IPV6 && optname == IPV6_V6ONLY) {
 		val = sdp->v6only;
+	} else if (level == SOL_IPV6 && optname == IPV6_TCLASS) {
+		val = sdp->tclass;
+	} else if (level == SOL_IP && optname == IP_TOS) {
+		val = sdp->tos;
 	} else if (level != SOL_TCP) {
 		return -ENOPROTOOPT;
 	} else if (optname == TCP_NODELAY) {

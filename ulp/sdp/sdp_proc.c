@@ -5,13 +5,60 @@
  * sdp_list_lock (sdp_main.c), which keeps every listed socket from being
  * freed; the fields printed are read without the socket's own locks, a
  * snapshot that may be a little stale.
+ *
+ * /proc/net/sdpstats: the namespace's counters (enum sdp_stat), one
+ * "Name value" line each, kept in atomics of the namespace's struct
+ * sdp_net and so needing no lock.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include <net/tcp_states.h>
 
 #include "sdp.h"
+
+/**
+ * struct sdp_net - what ib_sdp keeps per network namespace
+ * @stats: the counters, indexed by enum sdp_stat
+ */
+struct sdp_net {
+	atomic64_t stats[SDP_STAT_NR];
+};
+
+static unsigned int sdp_net_id __read_mostly;
+
+static const char *const sdp_stat_names[SDP_STAT_NR] = {
+	[SDP_STAT_ACTIVE_OPENS] = "ActiveOpens",
+	[SDP_STAT_PASSIVE_OPENS] = "PassiveOpens",
+	[SDP_STAT_RESETS] = "Resets",
+	[SDP_STAT_TX_BCOPY] = "TxBcopyBytes",
+	[SDP_STAT_RX_BCOPY] = "RxBcopyBytes",
+};
+
+/**
+ * sdp_stat_add() - count in the namespace of a socket
+ * @sdp: the socket
+ * @stat: the counter
+ * @n: how much to add
+ */
+void sdp_stat_add(const struct sdp_sock *sdp, enum sdp_stat stat, u64 n)
+{
+	struct sdp_net *sn = net_generic(sock_net(&sdp->sk), sdp_net_id);
+
+	atomic64_add(n, &sn->stats[stat]);
+}
+
+static int sdp_stats_show(struct seq_file *seq, void *v)
+{
+	struct sdp_net *sn = net_generic(seq_file_single_net(seq), sdp_net_id);
+	int i;
+
+	for (i = 0; i < SDP_STAT_NR; i++)
+		seq_printf(seq, "%s %lld\n", sdp_stat_names[i],
+			   (long long)atomic64_read(&sn->stats[i]));
+	return 0;
+}
 
 static const char *const sdp_state_names[] = {
 	[TCP_ESTABLISHED] = "ESTABLISHED",
@@ -103,21 +150,29 @@ static int __net_init sdp_proc_net_init(struct net *net)
 	if (!proc_create_net("sdp", 0444, net->proc_net, &sdp_seq_ops,
 			     sizeof(struct seq_net_private)))
 		return -ENOMEM;
+	if (!proc_create_net_single("sdpstats", 0444, net->proc_net,
+				    sdp_stats_show, NULL)) {
+		remove_proc_entry("sdp", net->proc_net);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 static void __net_exit sdp_proc_net_exit(struct net *net)
 {
+	remove_proc_entry("sdpstats", net->proc_net);
 	remove_proc_entry("sdp", net->proc_net);
 }
 
 static struct pernet_operations sdp_proc_ops = {
 	.init = sdp_proc_net_init,
 	.exit = sdp_proc_net_exit,
+	.id = &sdp_net_id,
+	.size = sizeof(struct sdp_net),
 };
 
 /**
- * sdp_proc_init() - /proc/net/sdp in every network namespace
+ * sdp_proc_init() - /proc/net/sdp and sdpstats in every network namespace
  *
  * Return: 0 or a negative errno.
  */

@@ -114,6 +114,7 @@ static void sdp_rx_msg_locked(struct sdp_sock *sdp, struct sdp_buf *buf,
 		list_add_tail(&buf->list, &sdp->rx_queue);
 		sdp->rx_bytes += payload;
 		sdp->bytes_rcvd += payload;
+		sdp_stat_add(sdp, SDP_STAT_RX_BCOPY, payload);
 		return;
 	case SDP_MID_DISCONN:
 		if (payload || sdp->peer_fin)

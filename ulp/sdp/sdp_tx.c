@@ -313,6 +313,7 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			sdp->tx_credits++;
 		} else {
 			sdp->bytes_sent += n;
+			sdp_stat_add(sdp, SDP_STAT_TX_BCOPY, n);
 			sent += n;
 		}
 		if (sdp->fin_pending)
