@@ -14,7 +14,7 @@ pkgs="
 	dbus-daemon sg3-utils lsscsi multipath-tools udev e2fsprogs
 	python3-pyverbs iproute2 iputils-ping
 	iputils-arping ethtool socat netcat-openbsd netcat-traditional tshark
-	valgrind
+	valgrind curl openssh-client openssh-server redis-server redis-tools
 "
 
 missing=
