@@ -71,11 +71,11 @@ deps:
 # test and demo install their dependencies first, then re-read this file so
 # that KVER sees freshly installed headers.
 test: deps
-	+$(MAKE) -f $(firstword $(MAKEFILE_LIST)) modules user
+	+$(MAKE) -f $(firstword $(MAKEFILE_LIST)) modules libsdp user
 	+tests/run-all.sh
 
 demo: deps
-	+$(MAKE) -f $(firstword $(MAKEFILE_LIST)) modules
+	+$(MAKE) -f $(firstword $(MAKEFILE_LIST)) modules libsdp
 	+scripts/demo.sh
 
 # An interactive guest with the stack loaded and the fabric up.

@@ -4,6 +4,7 @@
 # output, as on a user's terminal.
 set -u
 . "$(dirname "$0")/ipoib-netns.sh"
+sdplib=$(cd "$(dirname "$0")/../ulp/sdp/libsdp" && pwd)/libsdp.so
 
 # show CMD...: CMD and its output; its exit status
 show() {
@@ -76,6 +77,16 @@ if ipoib_netns_up show && ipoib_netns_wait 60; then
 	show "(ip netns exec ns1 rping -s -a $IPOIB_NS1_ADDR -V -C 10 -S 64 & sleep 2; ip netns exec ns0 rping -c -a $IPOIB_NS1_ADDR -v -V -C 10 -S 64; rc=\$?; wait; exit \$rc)" ||
 		demo_status=1
 	show "(ip netns exec ns1 rping -s -a $IPOIB_NS1_ADDR -C 1000000 >/dev/null 2>&1 & sleep 2; ip netns exec ns0 rping -c -a $IPOIB_NS1_ADDR -C 1000000 >/dev/null 2>&1 & sleep 3; rdma res show cm_id; kill %1 %2; wait)"
+	# SDP: socat, an unmodified TCP program, under libsdp.so moves a
+	# file over RDMA; /proc/net/sdpstats counts its bytes
+	show modprobe ib_sdp
+	pre="env LD_PRELOAD=$sdplib SIMPLE_LIBSDP=1"
+	show "head -c 8M /dev/urandom > /tmp/sdp.in; sha256sum < /tmp/sdp.in"
+	show "(ip netns exec ns1 $pre socat -u TCP-LISTEN:5000 OPEN:/tmp/sdp.out,creat,trunc & sleep 2; ip netns exec ns0 $pre socat -u OPEN:/tmp/sdp.in TCP:$IPOIB_NS1_ADDR:5000; rc=\$?; wait; sha256sum < /tmp/sdp.out; exit \$rc)" ||
+		demo_status=1
+	cmp -s /tmp/sdp.in /tmp/sdp.out || demo_status=1
+	show ip netns exec ns1 cat /proc/net/sdpstats
+	show rmmod ib_sdp
 else
 	echo "IPoIB: ib0 and ib1 did not come up"
 	demo_status=1

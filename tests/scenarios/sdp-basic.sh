@@ -15,6 +15,10 @@
 #    5 s;
 #  - the reader killed mid-transfer: the writer ends within 10 s; the
 #    writer killed: the reader ends within 10 s;
+#  - sdp-sock errno: TCP's socket semantics (errnos, poll, epoll, options,
+#    shutdown, reset, MSG_PEEK/WAITALL/DONTWAIT, FIONREAD), checked for
+#    TCP and for SDP; sdp-sock fuzz: 5000 random socket calls on SDP
+#    sockets, its seed printed;
 #  - rmmod ib_sdp refused while a listener is open, done after; no
 #    cm_id left and rdma res as before the SDP traffic.
 #
@@ -181,6 +185,25 @@ for victim in reader writer; do
 	tap_ok "$((took > 10 || rc == 124))" \
 		"the $victim killed: the other end ends within 10 s (took $took s, status $rc)"
 done
+
+# --- socket semantics as TCP's, and a socket-call fuzzer ----------------------
+# sdp-sock (tests/user/sdp_sock.c) in b alone, connecting to b's own
+# address: the same cases for TCP over IPoIB and for SDP, then random
+# calls on SDP sockets (the seed printed first; "tests/vm/vm-run.sh
+# tests/scenarios/sdp-basic.sh SEED" repeats them)
+sock=$(cd "$here/../user" && pwd)/sdp-sock
+for f in tcp sdp; do
+	out=$(nb timeout 300 "$sock" errno -f $f -a $B 2>&1)
+	tap_ok $? "sdp-sock errno -f $f: the cases of TCP's semantics ($(tail -n 1 <<<"$out"))"
+	grep -E '^not ok|timed out' <<<"$out" | while IFS= read -r l; do
+		tap_diag "$l"
+	done
+done
+seed=${1:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+tap_diag "sdp-sock fuzz: seed $seed"
+out=$(nb timeout 300 "$sock" fuzz -f sdp -a $B -n 5000 -s "$seed" 2>&1)
+tap_ok $? "sdp-sock fuzz -f sdp -n 5000 -s $seed: exit 0"
+tap_diag "$(tail -n 1 <<<"$out")"
 
 # --- rmmod ---------------------------------------------------------------------
 port=$((port + 1))

@@ -153,6 +153,7 @@ struct sdp_buf {
  * @tos: IP_TOS, stored only
  * @tclass: IPV6_TCLASS, stored only
  * @bound: bind() succeeded (or listen() bound it)
+ * @bound_addr: the address it bound, port included
  * @local: the local address, kept when the id goes
  * @remote: the remote address, kept when the id goes
  * @nodelay: TCP_NODELAY, stored only
@@ -203,6 +204,7 @@ struct sdp_sock {
 	u8 tos;
 	u8 tclass;
 	bool bound;
+	struct sockaddr_storage bound_addr;
 	struct sockaddr_storage local;
 	struct sockaddr_storage remote;
 	bool nodelay;

@@ -364,9 +364,22 @@ static int sdp_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 }
 
 /* The socket's id, made on first use. */
+static int sdp_bind_errno(int ret)
+{
+	if (ret == -ENODEV || ret == -EINVAL)
+		return -EADDRNOTAVAIL;
+	return ret;
+}
+
+/*
+ * The socket's id.  A connection's teardown takes the id with it: a bound
+ * socket used again (connect() after a failed one, listen()) gets a new id
+ * bound as the socket was, as TCP keeps a bound socket's address.
+ */
 static struct rdma_cm_id *sdp_get_id(struct sdp_sock *sdp)
 {
 	struct rdma_cm_id *id;
+	int ret;
 
 	if (sdp->id)
 		return sdp->id;
@@ -375,17 +388,20 @@ static struct rdma_cm_id *sdp_get_id(struct sdp_sock *sdp)
 		return id;
 	if (sdp->family == AF_INET6)
 		rdma_set_afonly(id, sdp->v6only);
+	if (!sdp->bound)
+		return id;
+	rdma_set_reuseaddr(id, sdp->sk.sk_reuse ? 1 : 0);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sdp->bound_addr);
+	if (ret) {
+		sdp->id = NULL;
+		rdma_destroy_id(id);
+		sock_put(&sdp->sk);	/* the id's */
+		return ERR_PTR(sdp_bind_errno(ret));
+	}
 	return id;
 }
 
 /* The CM's errors of binding, as bind(2) gives them. */
-static int sdp_bind_errno(int ret)
-{
-	if (ret == -ENODEV || ret == -EINVAL)
-		return -EADDRNOTAVAIL;
-	return ret;
-}
-
 static int sdp_do_bind(struct sdp_sock *sdp, int family,
 		       struct sockaddr_storage *ss)
 {
@@ -406,6 +422,8 @@ static int sdp_do_bind(struct sdp_sock *sdp, int family,
 	ret = rdma_bind_addr(id, (struct sockaddr *)ss);
 	if (ret)
 		return sdp_bind_errno(ret);
+	memcpy(&sdp->bound_addr, &id->route.addr.src_addr,
+	       sizeof(sdp->bound_addr));
 	sdp->bound = true;
 	return 0;
 }
@@ -554,6 +572,7 @@ static int sdp_listen(struct socket *sock, int backlog)
 	struct sock *sk = sock->sk;
 	struct sdp_sock *sdp = sdp_sk(sk);
 	struct sockaddr_storage ss = {};
+	struct rdma_cm_id *id;
 	int ret = 0;
 
 	lock_sock(sk);
@@ -573,7 +592,12 @@ static int sdp_listen(struct socket *sock, int backlog)
 		if (ret)
 			goto out;
 	}
-	ret = rdma_listen(sdp->id, backlog);
+	id = sdp_get_id(sdp);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
+		goto out;
+	}
+	ret = rdma_listen(id, backlog);
 	if (ret)
 		goto out;
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);

@@ -214,8 +214,9 @@ static int sdp_send_error(struct sock *sk)
 		return err;
 	if (sk->sk_shutdown & SEND_SHUTDOWN)
 		return -EPIPE;
+	/* as TCP: EPIPE on a socket that is neither connected nor connecting */
 	if (sk->sk_state != TCP_ESTABLISHED && sk->sk_state != TCP_CLOSE_WAIT)
-		return sk->sk_state == TCP_SYN_SENT ? -EAGAIN : -ENOTCONN;
+		return sk->sk_state == TCP_SYN_SENT ? -EAGAIN : -EPIPE;
 	return 0;
 }
 
