@@ -13,7 +13,8 @@
 #   make demo             boot a VM, load the stack, show it
 #   make bench            boot VMs, measure RC WRITE from kernel and user,
 #                         IPoIB against veth, rsockets and cmtime against
-#                         TCP over IPoIB, SRP against tcm_loop
+#                         TCP over IPoIB, SRP against tcm_loop, SDP
+#                         against TCP over IPoIB and veth
 #   make modules_install  install into /lib/modules/$(KVER)/updates
 #   make install          modules_install, libsdp.so into $(PREFIX)/lib and,
 #                         unless there is one, $(SYSCONFDIR)/libsdp.conf
@@ -84,11 +85,12 @@ shell: deps
 	+tests/vm/vm-run.sh --smp 2 --mem 2048 --shell scripts/shell-guest.sh
 
 # Not part of test: tests/bench/README.rst.
-bench: modules
+bench: modules libsdp
 	+tests/bench/vmlx-bench.sh
 	+tests/bench/ipoib-bench.sh
 	+tests/bench/rdma-cm-bench.sh
 	+tests/bench/srp-bench.sh
+	+tests/bench/sdp-bench.sh
 
 modules_install: have-kdir
 	+$(KMAKE) INSTALL_MOD_DIR=updates modules_install

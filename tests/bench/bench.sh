@@ -8,3 +8,42 @@
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "?" }'
 }
+
+# bench_guest NAME SECS VM-RUN-OPTION...: boot a guest with the options
+# and run tests/bench/NAME-scenario.sh SECS in it, its TAP output on
+# stderr; print its three "result:" lines.  Fails, saying so, if the run
+# failed or a figure is missing ("?").  Other QEMU guests on the host
+# during the run make the figures worse: that is said too.
+bench_guest() {
+	local name=$1 secs=$2 repo out rc lines others=0
+
+	shift 2
+	repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	pgrep -f '^qemu-system' >/dev/null && others=1
+	out=$(mktemp)
+	"$repo/tests/vm/vm-run.sh" --bench "$@" \
+		"$repo/tests/bench/$name-scenario.sh" "$secs" | tee "$out" |
+		sed 's/^/  /' >&2
+	rc=${PIPESTATUS[0]}
+	if pgrep -f '^qemu-system' >/dev/null || ((others)); then
+		echo "$name: other QEMU guests ran on this host during the" \
+			"run: the figures are worse than on an idle host" >&2
+	fi
+	lines=$(sed -n 's/^# result: //p' "$out")
+	rm -f "$out"
+	if [[ $rc -ne 0 || $(wc -l <<<"$lines") -ne 3 || $lines == *\?* ]]; then
+		echo "$name: the benchmark run failed (status $rc)" >&2
+		return 1
+	fi
+	echo "$lines"
+}
+
+# bench_secs DEFAULT [SECS]: SECS if it is a positive number, DEFAULT if
+# it is not given; exits with a usage message otherwise
+bench_secs() {
+	local secs=${2:-$1}
+
+	[[ $secs =~ ^[1-9][0-9]*$ ]] ||
+		{ echo "usage: $0 [SECONDS]" >&2; exit 2; }
+	echo "$secs"
+}

@@ -14,30 +14,7 @@
 #
 # Usage: tests/bench/rdma-cm-bench.sh [SECONDS]    (iperf3 time, default 10)
 set -uo pipefail
+. "$(dirname "$0")/bench.sh"
 
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-secs=${1:-10}
-[[ $secs =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [SECONDS]" >&2; exit 2; }
-
-# other guests on the host's CPUs slow this one down, latency most
-busy() { pgrep -f '^qemu-system' >/dev/null; }
-others=0
-if busy; then
-	others=1
-fi
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-"$repo/tests/vm/vm-run.sh" --bench --smp 2 --timeout $((480 + 2 * secs)) \
-	"$repo/tests/bench/rdma-cm-bench-scenario.sh" "$secs" | tee "$out" |
-	sed 's/^/  /' >&2
-rc=${PIPESTATUS[0]}
-if busy || ((others)); then
-	echo "rdma-cm-bench: other QEMU guests ran on this host during the" \
-		"run: the figures are worse than on an idle host" >&2
-fi
-lines=$(sed -n 's/^# result: //p' "$out")
-if [[ $rc -ne 0 || $(wc -l <<<"$lines") -ne 3 ]]; then
-	echo "rdma-cm-bench: the benchmark run failed (status $rc)" >&2
-	exit 1
-fi
-echo "$lines"
+secs=$(bench_secs 10 "$@") || exit 2
+bench_guest rdma-cm-bench "$secs" --smp 2 --timeout $((480 + 2 * secs))

@@ -14,20 +14,7 @@
 # The guest runs under QEMU/TCG unless VM_QEMU_ARGS enables KVM, so the
 # absolute figures say little; the ratios are what to compare.
 set -uo pipefail
+. "$(dirname "$0")/bench.sh"
 
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-secs=${1:-3}
-[[ $secs =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [SECONDS]" >&2; exit 2; }
-
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-"$repo/tests/vm/vm-run.sh" --bench --smp 2 --timeout $((180 + 3 * secs)) \
-	"$repo/tests/bench/vmlx-bench-scenario.sh" "$secs" | tee "$out" |
-	sed 's/^/  /' >&2
-rc=${PIPESTATUS[0]}
-lines=$(sed -n 's/^# result: //p' "$out")
-if [[ $rc -ne 0 || $(wc -l <<<"$lines") -ne 3 || $lines == *\?* ]]; then
-	echo "vmlx-bench: the benchmark run failed (status $rc)" >&2
-	exit 1
-fi
-echo "$lines"
+secs=$(bench_secs 3 "$@") || exit 2
+bench_guest vmlx-bench "$secs" --smp 2 --timeout $((180 + 3 * secs))
