@@ -28,6 +28,7 @@ kmake=(make -C "$kdir" M="$repo" CONFIG_INFINIBAND=m CONFIG_INFINIBAND_VMLX=m
        CONFIG_INFINIBAND_VERBS_TEST=m CONFIG_INFINIBAND_IPOIB=m
        CONFIG_INFINIBAND_SRPT=m
        CONFIG_INFINIBAND_SRP=m CONFIG_INFINIBAND_SDP=m
+       CONFIG_INFINIBAND_SDP_ROGUE_TEST=m
        CONFIG_DEBUG_INFO_BTF_MODULES=)
 build() {	# build MAKE-ARGS...: the modules, then the KUnit objects
 	"${kmake[@]}" "$@" modules &&

@@ -4,9 +4,21 @@
 # bench.sh - what the benchmark scenarios (tests/bench/*-scenario.sh) share.
 #
 #   ratio A B       A/B with three decimals, "?" if B is not positive
+#   iperf3_mbps F   the Mbit/s the receiver got, from iperf3 -J's output
+#                   in file F; nothing if it has none
 
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "?" }'
+}
+
+iperf3_mbps() {
+	python3 -c '
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+    print("%.0f" % (r["end"]["sum_received"]["bits_per_second"] / 1e6))
+except (KeyError, ValueError, OSError):
+    pass' "$1"
 }
 
 # bench_guest NAME SECS VM-RUN-OPTION...: boot a guest with the options

@@ -55,13 +55,7 @@ tcp_mbps() {
 	ip netns exec "$1" timeout $((secs + 60)) \
 		iperf3 -c "$3" -p 5201 -t "$secs" -O 3 -J >"$run/cli.json" 2>&1
 	wait "$spid"
-	python3 -c '
-import json, sys
-try:
-    r = json.load(open(sys.argv[1]))
-    print("%.0f" % (r["end"]["sum_received"]["bits_per_second"] / 1e6))
-except (KeyError, ValueError):
-    pass' "$run/cli.json"
+	iperf3_mbps "$run/cli.json"
 }
 
 # rtt_ms FROM ADDR: average RTT in ms of 100 pings 10 ms apart

@@ -141,13 +141,7 @@ tcp_mbps() {
 	na timeout $((secs + 60)) \
 		iperf3 -c $B -p 5201 -t "$secs" -O 3 -J >"$run/iperf3.json" 2>&1
 	wait "$spid"
-	python3 -c '
-import json, sys
-try:
-    r = json.load(open(sys.argv[1]))
-    print("%.0f" % (r["end"]["sum_received"]["bits_per_second"] / 1e6))
-except (KeyError, ValueError):
-    pass' "$run/iperf3.json"
+	iperf3_mbps "$run/iperf3.json"
 }
 
 # cmtime_step STEP: cmtime's "STEP : total-ms max-ms min-us us/conn" line,

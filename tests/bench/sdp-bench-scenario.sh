@@ -26,6 +26,7 @@ here=$(dirname "$0")
 . "$here/bench.sh"
 . "$here/../vm/vmlx.sh"
 . "$here/../vm/ipoib.sh"
+. "$here/../vm/sdp.sh"
 
 secs=${1:-10}
 LAT_ITERS=2000
@@ -33,7 +34,6 @@ A=10.32.0.1
 B=10.32.0.2
 C=10.33.0.1
 D=10.33.0.2
-lib=$(cd "$here/../../ulp/sdp/libsdp" && pwd)/libsdp.so
 
 run=$(mktemp -d)
 cleanup() {
@@ -51,7 +51,7 @@ inns() {
 
 	shift 2
 	if [[ $how == sdp ]]; then
-		ip netns exec "$ns" env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 "$@"
+		ip netns exec "$ns" env LD_PRELOAD="$SDP_LIB" SIMPLE_LIBSDP=1 "$@"
 	else
 		ip netns exec "$ns" "$@"
 	fi
@@ -59,15 +59,11 @@ inns() {
 
 # listening NS sdp|tcp PORT: 0 once something listens on PORT in NS
 listening() {
-	for _ in $(seq 150); do
-		if [[ $2 == sdp ]]; then
-			ip netns exec "$1" grep -qE ":$3 .* LISTEN " /proc/net/sdp
-		else
-			ip netns exec "$1" ss -Hltn "sport = :$3" | grep -q .
-		fi && return 0
-		sleep 0.1
-	done
-	return 1
+	if [[ $2 == sdp ]]; then
+		sdp_listening "$3" "$1"
+	else
+		ns_listen "$1" "$3"
+	fi
 }
 
 port=5300
@@ -83,13 +79,7 @@ mbps() {
 	inns "$1" "$4" timeout $(($5 + 60)) \
 		iperf3 -c "$3" -p $port -t "$5" -O 3 -J >"$run/cli.json" 2>&1
 	wait "$spid"
-	python3 -c '
-import json, sys
-try:
-    r = json.load(open(sys.argv[1]))
-    print("%.0f" % (r["end"]["sum_received"]["bits_per_second"] / 1e6))
-except (KeyError, ValueError):
-    pass' "$run/cli.json"
+	iperf3_mbps "$run/cli.json"
 }
 
 # usec FROM TO ADDR sdp|tcp ITERS: rstream -T s's usec/xfer of a 64-byte
@@ -106,10 +96,6 @@ usec() {
 		-S 64 -C 1 -I "$5" >"$run/rs.c" 2>&1
 	wait "$spid"
 	awk '/^custom / { v = $8 } END { if (v != "") print v }' "$run/rs.c"
-}
-
-sdpstat() {	# sdpstat NAME: counter NAME of /proc/net/sdpstats in a
-	na awk -v n="$1" '$1 == n { print $2 }' /proc/net/sdpstats
 }
 
 # --- the fabric (connected mode), the veth pair --------------------------------------
@@ -143,9 +129,9 @@ tap_like "ping over veth" "$out" "3 received"
 # --- throughput ---------------------------------------------------------------------------
 mbps a b $B sdp 2 >/dev/null
 mbps a b $B tcp 2 >/dev/null
-tx0=$(sdpstat TxBcopyBytes)
+tx0=$(sdpstat a TxBcopyBytes)
 sdp_bw=$(mbps a b $B sdp "$secs")
-tx=$(($(sdpstat TxBcopyBytes) - tx0))
+tx=$(($(sdpstat a TxBcopyBytes) - tx0))
 tap_ok "$([[ -n $sdp_bw ]]; echo $?)" "iperf3 over SDP: ${sdp_bw:-?} Mbit/s"
 tap_ok "$((tx < 1048576))" "iperf3 over SDP: the bytes went over SDP ($tx B by buffered copy)"
 ib_bw=$(mbps a b $B tcp "$secs")
@@ -165,5 +151,5 @@ tap_ok "$([[ -n $veth_lat ]]; echo $?)" "64 B ping-pong over TCP/veth: ${veth_la
 
 tap_diag "result: iperf3 over SDP: ${sdp_bw:-?} Mbit/s; TCP/IPoIB connected (MTU $mtu): ${ib_bw:-?} Mbit/s; TCP/veth: ${veth_bw:-?} Mbit/s; ratio SDP/IPoIB = $(ratio "${sdp_bw:-0}" "${ib_bw:-0}"), SDP/veth = $(ratio "${sdp_bw:-0}" "${veth_bw:-0}")"
 tap_diag "result: 64B ping-pong (rstream -T s) over SDP: ${sdp_lat:-?} us/xfer; TCP/IPoIB connected: ${ib_lat:-?} us/xfer; TCP/veth: ${veth_lat:-?} us/xfer; ratio SDP/IPoIB = $(ratio "${sdp_lat:-0}" "${ib_lat:-0}") (lower is better)"
-tap_diag "result: SDP bytes sent in a: $(sdpstat TxBcopyBytes) by buffered copy, 0 by zero copy (not implemented)"
+tap_diag "result: SDP bytes sent in a: $(sdpstat a TxBcopyBytes) by buffered copy, 0 by zero copy (not implemented)"
 tap_done

@@ -23,8 +23,9 @@ here=$(dirname "$0")
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
 . "$here/../vm/ipoib.sh"
+. "$here/../vm/sdp.sh"
 
-lib=$(cd "$here/../../ulp/sdp/libsdp" && pwd)/libsdp.so
+lib=$SDP_LIB
 run=$(mktemp -d)
 pids=()
 cleanup() {
@@ -42,10 +43,6 @@ trap cleanup EXIT
 A=10.20.0.1
 B=10.20.0.2
 
-# sa/sb: a command in a/b with every TCP socket an SDP one
-sa() { na env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 "$@"; }
-sb() { nb env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 "$@"; }
-
 # start NS CMD...: CMD in namespace NS in the background, timeout(1)
 # leading a process group of its own (killed whole by cleanup)
 start() {
@@ -56,22 +53,26 @@ start() {
 	pids+=($!)
 }
 
-# sdp_listening PORT: until /proc/net/sdp in b lists a listener on PORT
-sdp_listening() {
-	for _ in $(seq 150); do
-		nb grep -qE ":$1 .* LISTEN " /proc/net/sdp && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# sdpstat NS NAME: counter NAME of /proc/net/sdpstats in NS
-sdpstat() {
-	ip netns exec "$1" awk -v n="$2" '$1 == n { print $2 }' \
-		/proc/net/sdpstats
-}
-
 sha() { sha256sum <"$1" | cut -d' ' -f1; }
+
+# fabric_diag: what the fabric and the sockets look like, after a failure
+fabric_diag() {
+	tap_diag "$(grep -H . /sys/kernel/debug/vmlx/vmlx[01]/port1/counters 2>&1 |
+		    grep -vE ':[a-z_]+ 0$')" \
+		 "$(ip -s -n a link show ib0 2>&1)" "$(ip -s -n b link show ib1 2>&1)" \
+		 "$(na ip neigh 2>&1)" "$(rdma res show qp 2>&1)" \
+		 "a: $(na cat /proc/net/sdp 2>&1)" "b: $(nb cat /proc/net/sdp 2>&1)" \
+		 "$(dmesg | tail -n 20)"
+}
+
+# ping_ok WHEN: a test point, ping from a to b over IPoIB still answered
+ping_ok() {
+	local out
+
+	out=$(na ping -c 2 -W 5 $B 2>&1)
+	tap_like "ping a -> b over IPoIB $1" "$out" " 0% packet loss"
+	[[ $out == *" 0% packet loss"* ]] || fabric_diag
+}
 
 vmlx_start --params "num_hcas=2" ib_umad
 tap_check "modprobe ib_ipoib" modprobe ib_ipoib
@@ -79,9 +80,9 @@ tap_check "modprobe ib_sdp" modprobe ib_sdp
 ab_fabric $A $B
 na ping -c 2 -W 5 $B >/dev/null 2>&1
 res_before=$(rdma res show 2>&1)
-tap_is "/proc/net/sdpstats in b: all five counters, zero" \
+tap_is "/proc/net/sdpstats in b: all six counters, zero" \
 	"$(nb cat /proc/net/sdpstats 2>&1 | awk '{ print $1 "=" $2 }' | xargs)" \
-	"ActiveOpens=0 PassiveOpens=0 Resets=0 TxBcopyBytes=0 RxBcopyBytes=0"
+	"ActiveOpens=0 PassiveOpens=0 AttemptFails=0 Resets=0 TxBcopyBytes=0 RxBcopyBytes=0"
 
 mkdir "$run/www"
 head -c 16M /dev/urandom >"$run/www/16M"
@@ -119,6 +120,8 @@ tap_ok "$((got < 1048576))" "iperf3 -R: more than 1 MiB received"
 tap_ok "$((got == 0 || tx * 100 < got * 99 || rx * 100 < got * 99))" \
 	"iperf3 -R: b's SDP sent and a's SDP received the bytes iperf3 counted"
 
+ping_ok "after iperf3"
+
 # --- a "both" server: TCP and SDP clients ------------------------------------
 cat >"$run/both.conf" <<EOF
 log min-level 7 destination stderr
@@ -146,7 +149,8 @@ tx=$(($(sdpstat b TxBcopyBytes) - tx0))
 tap_ok "$((tx < 16777216))" "preloaded curl: over SDP (b's SDP sent $tx B)"
 tap_like "libsdp's log: the both listener and its shadow SDP socket" \
 	"$(cat "$run/http.log")" "both: tcp, and sdp on shadow fd"
-[[ $TAP_FAILED -eq 0 ]] || tap_diag "$(tail -n 20 "$run/http.log")"
+[[ $TAP_FAILED -eq 0 ]] || { tap_diag "$(tail -n 20 "$run/http.log")"; fabric_diag; }
+ping_ok "after curl"
 
 # --- ssh and scp -------------------------------------------------------------------
 mkdir -p /run/sshd && chmod 755 /run/sshd
@@ -187,8 +191,10 @@ sa timeout 120 scp "${ssh_opts[@]}" -P 2222 "root@$B:$run/16M.scp" "$run/16M.bac
 	>>"$run/scp.out" 2>&1
 tap_ok $? "scp b -> a over SDP: exit 0"
 tap_is "scp b -> a: sha256" "$(sha "$run/16M.back" 2>/dev/null)" "$want"
-[[ $TAP_FAILED -eq 0 ]] ||
+[[ $TAP_FAILED -eq 0 ]] || {
 	tap_diag "$(tail -n 20 "$run/scp.out")" "$(tail -n 20 "$run/sshd.log")"
+	fabric_diag
+}
 
 # --- redis ---------------------------------------------------------------------------
 start b env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 \

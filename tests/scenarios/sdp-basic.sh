@@ -28,8 +28,9 @@ here=$(dirname "$0")
 . "$here/../vm/tap.sh"
 . "$here/../vm/vmlx.sh"
 . "$here/../vm/ipoib.sh"
+. "$here/../vm/sdp.sh"
 
-lib=$(cd "$here/../../ulp/sdp/libsdp" && pwd)/libsdp.so
+lib=$SDP_LIB
 run=$(mktemp -d)
 cleanup() {
 	opensm_stop
@@ -42,18 +43,6 @@ A=10.20.0.1
 B=10.20.0.2
 A6=fd20::1
 B6=fd20::2
-
-sa() { na env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 "$@"; }
-sb() { nb env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 "$@"; }
-
-# sdp_listening PORT: until /proc/net/sdp in b lists a listener on PORT
-sdp_listening() {
-	for _ in $(seq 100); do
-		nb grep -qE ":$1 .* LISTEN " /proc/net/sdp && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 vmlx_start --params "num_hcas=2" ib_umad
 tap_check "modprobe ib_ipoib" modprobe ib_ipoib

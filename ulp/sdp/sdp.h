@@ -300,6 +300,7 @@ bool sdp_writable(const struct sdp_sock *sdp);
 enum sdp_stat {
 	SDP_STAT_ACTIVE_OPENS,		/* connect()s established */
 	SDP_STAT_PASSIVE_OPENS,		/* connections a listener established */
+	SDP_STAT_ATTEMPT_FAILS,		/* connections reset while being set up */
 	SDP_STAT_RESETS,		/* established connections reset */
 	SDP_STAT_TX_BCOPY,		/* data bytes sent by buffered copy */
 	SDP_STAT_RX_BCOPY,		/* data bytes received by buffered copy */

@@ -90,8 +90,10 @@ void sdp_reset_locked(struct sdp_sock *sdp, int err)
 {
 	struct sock *sk = &sdp->sk;
 
-	if (sdp->connected && sk->sk_state != TCP_CLOSE &&
-	    sk->sk_state != TCP_LISTEN)
+	if (sk->sk_state == TCP_SYN_SENT || sk->sk_state == TCP_SYN_RECV)
+		sdp_stat_add(sdp, SDP_STAT_ATTEMPT_FAILS, 1);
+	else if (sdp->connected && sk->sk_state != TCP_CLOSE &&
+		 sk->sk_state != TCP_LISTEN)
 		sdp_stat_add(sdp, SDP_STAT_RESETS, 1);
 	if (!sk->sk_err && !sock_flag(sk, SOCK_DEAD) &&
 	    !(sdp->peer_fin && sdp->fin_done))

@@ -31,6 +31,7 @@ static unsigned int sdp_net_id __read_mostly;
 static const char *const sdp_stat_names[SDP_STAT_NR] = {
 	[SDP_STAT_ACTIVE_OPENS] = "ActiveOpens",
 	[SDP_STAT_PASSIVE_OPENS] = "PassiveOpens",
+	[SDP_STAT_ATTEMPT_FAILS] = "AttemptFails",
 	[SDP_STAT_RESETS] = "Resets",
 	[SDP_STAT_TX_BCOPY] = "TxBcopyBytes",
 	[SDP_STAT_RX_BCOPY] = "RxBcopyBytes",
