@@ -1011,6 +1011,7 @@ struct vmlx_resp_read {
  *	only touched in the work item, so its own lock is not used
  * @flush_left: in ERR, receive WQEs the flush pass under way has yet to
  *	complete (vmlx_flush_pass())
+ * @last_wqe: in ERR, with an SRQ: the Last WQE Reached event was reported
  */
 struct vmlx_resp {
 	u32			psn;
@@ -1029,6 +1030,7 @@ struct vmlx_resp {
 	struct vmlx_resp_read	read;
 	struct sk_buff_head	waiting;
 	u32			flush_left;
+	bool			last_wqe;
 };
 
 /**
@@ -1154,6 +1156,7 @@ void vmlx_resp_cleanup(struct vmlx_qp *qp);
 void vmlx_resp_rcv(struct vmlx_qp *qp, struct sk_buff *skb);
 bool vmlx_resp_run(struct vmlx_qp *qp, unsigned int *budget);
 void vmlx_resp_flush_held(struct vmlx_qp *qp);
+void vmlx_resp_srq_drained(struct vmlx_qp *qp);
 bool vmlx_resp_flush_next(struct vmlx_qp *qp);
 
 #endif /* VMLX_H */

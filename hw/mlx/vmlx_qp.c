@@ -464,9 +464,11 @@ static void vmlx_rq_flush(struct vmlx_qp *qp, unsigned int *budget)
 {
 	u32 n;
 
-	vmlx_resp_flush_held(qp);
-	if (qp->srq)
+	if (qp->srq) {
+		vmlx_resp_srq_drained(qp);
 		return;
+	}
+	vmlx_resp_flush_held(qp);
 	n = vmlx_flush_pass(&qp->resp.flush_left, vmlx_rq_count(&qp->rq),
 			    budget);
 	while (n-- && vmlx_resp_flush_next(qp))
@@ -1049,6 +1051,13 @@ static void vmlx_qp_enter(struct vmlx_qp *qp, enum ib_qp_state cur,
 		break;
 	case IB_QPS_ERR:
 		vmlx_qp_error(qp);
+		/*
+		 * The consumer may destroy the QP as soon as Last WQE
+		 * Reached is in: flush the held SRQ WQE now, not in the
+		 * work item that the destroy could cancel.
+		 */
+		if (qp->srq)
+			vmlx_resp_srq_drained(qp);
 		break;
 	}
 }

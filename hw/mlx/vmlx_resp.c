@@ -1154,6 +1154,7 @@ void vmlx_resp_reset(struct vmlx_qp *qp)
 				VMLX_MAX_RD_ATOMIC);
 	resp->res_next = 0;
 	resp->flush_left = 0;
+	resp->last_wqe = false;
 	resp->read.active = false;
 	__skb_queue_purge(&resp->waiting);
 }
@@ -1172,6 +1173,24 @@ void vmlx_resp_flush_held(struct vmlx_qp *qp)
 	__skb_queue_purge(&qp->resp.waiting);
 	if (qp->resp.wqe_valid)
 		resp_flush_wqe(qp);
+}
+
+/**
+ * vmlx_resp_srq_drained() - flush the held WQE of a QP in error on an SRQ
+ * @qp: the QP, in ERR, with an SRQ; qp->lock held
+ *
+ * Once the WQE it held is flushed the QP takes no other from the SRQ, so
+ * the consumer is told, once, with IB_EVENT_QP_LAST_WQE_REACHED (IBA Vol
+ * 1, 11.6.3.1): after that event and the completions before it are
+ * polled, the QP can be destroyed without losing an SRQ WQE.
+ */
+void vmlx_resp_srq_drained(struct vmlx_qp *qp)
+{
+	vmlx_resp_flush_held(qp);
+	if (qp->resp.last_wqe)
+		return;
+	qp->resp.last_wqe = true;
+	vmlx_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
 /**

@@ -28,6 +28,8 @@
  *     duplicates of a READ never cost more responses than the READ alone,
  *     and the resent READs of a requester that went back are answered in
  *     order, each in full.
+ *   - A QP on an SRQ moved to ERR gives back the WQE it held and reports
+ *     Last WQE Reached before modify_qp returns, once per error.
  *
  * The bounded flush passes (vmlx_flush_pass()) matter for user rings, which
  * need a process to write them: the VM scenarios cover them.
@@ -1449,6 +1451,149 @@ static void vmlx_rx_read_attached_test(struct kunit *test)
 	__free_pages(pages, 2);
 }
 
+/* ------------------------------------------------------------------ */
+/* A QP on an SRQ going to the error state                             */
+/* ------------------------------------------------------------------ */
+
+static void vrx_srq_qp_event(struct ib_event *ev, void *context)
+{
+	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED)
+		atomic_inc(context);
+}
+
+/*
+ * vmlx0's QP takes its receive WQEs from an SRQ.  The first packet of a
+ * SEND makes it hold one.  Moved to ERR, it completes that WQE as flushed
+ * and reports Last WQE Reached once, both before modify_qp returns: the
+ * consumer may destroy the QP at once without losing a WQE of the SRQ,
+ * whose other WQE stays for its other QPs.  Reset and connected again,
+ * the QP reports the event again on its next error.
+ */
+static void vmlx_rx_srq_last_wqe_test(struct kunit *test)
+{
+	struct vrx_ctx *ctx = test->priv;
+	struct ib_srq_init_attr sinit = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_qp_init_attr init;
+	struct rxe_recv_wqe *wqe;
+	struct vmlx_qp *r, *p;
+	atomic_t last_wqe;
+	struct sk_buff *skb;
+	struct ib_srq *srq;
+	struct ib_sge sge;
+	struct ib_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 };
+	struct ib_wc wc;
+	bool held = false;
+	unsigned int i;
+	u8 *dst;
+	int n;
+
+	atomic_set(&last_wqe, 0);
+	dst = kunit_kzalloc(test, 2 * VRX_MTU_BYTES, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	wqe = kunit_kzalloc(test, vmlx_recv_wqe_size(1), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wqe);
+	srq = ib_create_srq(ctx->pd[0], &sinit);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+	sge = (struct ib_sge) {
+		.addr = (uintptr_t)dst,
+		.length = 2 * VRX_MTU_BYTES,
+		.lkey = ctx->pd[0]->local_dma_lkey,
+	};
+	for (i = 1; i <= 2; i++) {
+		rwr.wr_id = i;
+		KUNIT_EXPECT_EQ(test, ib_post_srq_recv(srq, &rwr, NULL), 0);
+	}
+
+	for (i = 0; i < 2; i++) {
+		memset(&init, 0, sizeof(init));
+		init.send_cq = ctx->scq[i];
+		init.recv_cq = ctx->rcq[i];
+		init.qp_type = IB_QPT_RC;
+		init.sq_sig_type = IB_SIGNAL_REQ_WR;
+		init.cap.max_send_wr = 16;
+		init.cap.max_send_sge = 1;
+		if (i) {
+			init.cap.max_recv_wr = 16;
+			init.cap.max_recv_sge = 1;
+		} else {
+			init.srq = srq;
+			init.event_handler = vrx_srq_qp_event;
+			init.qp_context = &last_wqe;
+		}
+		init.port_num = 1;
+		ctx->qp[i] = ib_create_qp(ctx->pd[i], &init);
+		if (IS_ERR(ctx->qp[i])) {
+			ctx->qp[i] = NULL;
+			KUNIT_FAIL(test, "QP %u not created", i);
+			goto out;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, vrx_modify(ctx->qp[i],
+						 ctx->qp[!i]->qp_num, !i + 1,
+						 NULL), 0);
+	r = vrx_qp(ctx, 0);
+	p = vrx_qp(ctx, 1);
+
+	/* the first packet of a two-packet SEND: a WQE is held for it */
+	skb = vrx_forge(test, p, &p->av, r->ibqp.qp_num,
+			VMLX_OPC_RC_SEND_FIRST, VRX_PSN, VRX_MTU_BYTES);
+	vrx_finish(test, skb);
+	vrx_wire(ctx->port[0], skb);
+	for (i = 0; i < VRX_POLLS && !held; i++) {
+		msleep(20);
+		mutex_lock(&r->lock);
+		held = r->resp.wqe_valid && r->resp.in_msg;
+		mutex_unlock(&r->lock);
+	}
+	if (!held) {
+		KUNIT_FAIL(test, "no WQE held for the SEND");
+		goto out;
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&last_wqe), 0);
+
+	/* to ERR: the flush and the event are in when modify_qp returns */
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(ctx->qp[0], &attr, IB_QP_STATE), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&last_wqe), 1);
+	n = ib_poll_cq(ctx->rcq[0], 1, &wc);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	if (n == 1) {
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	}
+	/* the work item's flush pass says nothing more, takes nothing */
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, atomic_read(&last_wqe), 1);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(ctx->rcq[0], 1, &wc), 0);
+
+	/* again from RESET: one more event, no completion (nothing held) */
+	attr.qp_state = IB_QPS_RESET;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(ctx->qp[0], &attr, IB_QP_STATE), 0);
+	KUNIT_EXPECT_EQ(test, vrx_modify(ctx->qp[0], ctx->qp[1]->qp_num, 2,
+					 NULL), 0);
+	attr.qp_state = IB_QPS_ERR;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(ctx->qp[0], &attr, IB_QP_STATE), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&last_wqe), 2);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(ctx->rcq[0], 1, &wc), 0);
+
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(ctx->qp[0]), 0);
+	ctx->qp[0] = NULL;
+	/* the SRQ kept its other WQE, and only that */
+	KUNIT_EXPECT_TRUE(test, vmlx_srq_pop(to_vsrq(srq), wqe));
+	KUNIT_EXPECT_EQ(test, wqe->wr_id, 2ULL);
+	KUNIT_EXPECT_FALSE(test, vmlx_srq_pop(to_vsrq(srq), wqe));
+out:
+	if (ctx->qp[0]) {
+		KUNIT_EXPECT_EQ(test, ib_destroy_qp(ctx->qp[0]), 0);
+		ctx->qp[0] = NULL;
+	}
+	KUNIT_EXPECT_EQ(test, ib_destroy_srq(srq), 0);
+}
+
 static struct kunit_case vmlx_rx_cases[] = {
 	KUNIT_CASE(vmlx_rx_rc_source_test),
 	KUNIT_CASE(vmlx_rx_uc_source_test),
@@ -1462,6 +1607,7 @@ static struct kunit_case vmlx_rx_cases[] = {
 	KUNIT_CASE(vmlx_rx_read_dup_test),
 	KUNIT_CASE(vmlx_rx_read_dup_order_test),
 	KUNIT_CASE(vmlx_rx_read_attached_test),
+	KUNIT_CASE(vmlx_rx_srq_last_wqe_test),
 	{}
 };
 

@@ -466,6 +466,8 @@ struct ipoib_cm_rx_buf {
  * @remote_qpn: the peer's UD QPN (REQ private data)
  * @alive: jiffies of the last frame received
  * @dead: on rx_dead (priv->lock)
+ * @drained: the QP, in error, takes no more WQEs from the SRQ (its Last
+ *	WQE Reached event came)
  */
 struct ipoib_cm_rx {
 	struct ipoib_dev_priv	*priv;
@@ -475,6 +477,7 @@ struct ipoib_cm_rx {
 	u32			remote_qpn;
 	unsigned long		alive;
 	bool			dead;
+	bool			drained;
 };
 
 /* the life of an active connection (struct ipoib_cm_tx) */

@@ -315,12 +315,11 @@ static void ipoib_cm_tx_free(struct ipoib_dev_priv *priv,
 	kfree(tx);
 }
 
-static void ipoib_cm_qp_to_err(struct ib_qp *qp)
+static int ipoib_cm_qp_to_err(struct ib_qp *qp)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
-	if (qp)
-		ib_modify_qp(qp, &attr, IB_QP_STATE);
+	return qp ? ib_modify_qp(qp, &attr, IB_QP_STATE) : 0;
 }
 
 /*
@@ -351,7 +350,9 @@ static void ipoib_cm_reap(struct ipoib_dev_priv *priv)
 	/* no callback runs after this; the CM ends the connection */
 	list_for_each_entry(rx, &rx_dead, list) {
 		ib_destroy_cm_id(rx->id);
-		ipoib_cm_qp_to_err(rx->qp);
+		/* one still in RESET never took a WQE */
+		if (ipoib_cm_qp_to_err(rx->qp))
+			WRITE_ONCE(rx->drained, true);
 	}
 	list_for_each_entry(tx, &tx_dead, list) {
 		if (tx->id)
@@ -359,13 +360,23 @@ static void ipoib_cm_reap(struct ipoib_dev_priv *priv)
 		ipoib_cm_qp_to_err(tx->qp);
 	}
 
-	/* the flushed sends come back through the send NAPI */
-	while (napi_on) {
+	/*
+	 * The flushed sends come back through the send NAPI; a passive QP
+	 * may still hold an SRQ WQE until its Last WQE Reached event.
+	 */
+	for (;;) {
 		busy = false;
+		list_for_each_entry(rx, &rx_dead, list)
+			busy |= !READ_ONCE(rx->drained);
 		list_for_each_entry(tx, &tx_dead, list)
-			busy |= !ipoib_cm_tx_idle(tx);
-		if (!busy || time_after(jiffies, end))
+			busy |= napi_on && !ipoib_cm_tx_idle(tx);
+		if (!busy)
 			break;
+		if (time_after(jiffies, end)) {
+			netdev_warn(priv->dev, "connections not drained after %u ms\n",
+				    IPOIB_DRAIN_TIMEOUT_MS);
+			break;
+		}
 		usleep_range(1000, 2000);
 	}
 
@@ -412,6 +423,17 @@ static void ipoib_cm_qp_event(struct ib_event *event, void *context)
 	if (event->event != IB_EVENT_COMM_EST)
 		pr_debug("connected mode QP event %s\n",
 			 ib_event_msg(event->event));
+}
+
+/* The same for a passive connection, whose QP is on the SRQ. */
+static void ipoib_cm_rx_qp_event(struct ib_event *event, void *context)
+{
+	struct ipoib_cm_rx *rx = context;
+
+	if (event->event == IB_EVENT_QP_LAST_WQE_REACHED)
+		WRITE_ONCE(rx->drained, true);
+	else
+		ipoib_cm_qp_event(event, context);
 }
 
 /* ------------------------------------------------------------------ */
@@ -673,10 +695,12 @@ repost:
 /* ------------------------------------------------------------------ */
 
 static struct ib_qp *ipoib_cm_create_qp(struct ipoib_dev_priv *priv,
-					void *context, unsigned int send_wr)
+					void *context, unsigned int send_wr,
+					void (*handler)(struct ib_event *,
+							void *))
 {
 	struct ib_qp_init_attr attr = {
-		.event_handler	= ipoib_cm_qp_event,
+		.event_handler	= handler,
 		.qp_context	= context,
 		.send_cq	= priv->send_cq,
 		.recv_cq	= priv->recv_cq,
@@ -776,7 +800,7 @@ static int ipoib_cm_req_handler(struct ib_cm_id *id,
 	priv->cm.n_rx++;
 	spin_unlock_irqrestore(&priv->lock, flags);
 
-	rx->qp = ipoib_cm_create_qp(priv, rx, 1);
+	rx->qp = ipoib_cm_create_qp(priv, rx, 1, ipoib_cm_rx_qp_event);
 	if (IS_ERR(rx->qp)) {
 		ret = PTR_ERR(rx->qp);
 		goto err_place;
@@ -1159,7 +1183,8 @@ static int ipoib_cm_tx_start(struct ipoib_dev_priv *priv,
 	tx->ring = kvcalloc(priv->tx_size, sizeof(*tx->ring), GFP_KERNEL);
 	if (!tx->ring)
 		return -ENOMEM;
-	tx->qp = ipoib_cm_create_qp(priv, tx, priv->tx_size);
+	tx->qp = ipoib_cm_create_qp(priv, tx, priv->tx_size,
+				    ipoib_cm_qp_event);
 	if (IS_ERR(tx->qp)) {
 		ret = PTR_ERR(tx->qp);
 		tx->qp = NULL;
@@ -1367,6 +1392,7 @@ void ipoib_cm_dev_stop(struct ipoib_dev_priv *priv)
 	struct ib_cm_id *listen_id;
 	unsigned long flags;
 	unsigned int n_rx;
+	bool napi_on;
 
 	mutex_lock(&cm->mutex);
 	if (!cm->running)
@@ -1397,9 +1423,26 @@ void ipoib_cm_dev_stop(struct ipoib_dev_priv *priv)
 	if (n_rx)
 		netdev_warn(priv->dev, "%u passive connections left\n", n_rx);
 
+	/*
+	 * Every QP on the SRQ is gone; what they completed before (all of
+	 * it, unless the drain above timed out) is taken before the ring
+	 * it names goes.
+	 */
+	napi_on = test_bit(IPOIB_FLAG_INITIALIZED, &priv->flags);
+	if (napi_on) {
+		napi_disable(&priv->recv_napi);
+		napi_disable(&priv->send_napi);
+		ipoib_sweep_cqs(priv);
+	}
 	ib_destroy_srq(cm->srq);
 	cm->srq = NULL;
 	ipoib_cm_free_ring(priv);
+	if (napi_on) {
+		napi_enable(&priv->recv_napi);
+		napi_enable(&priv->send_napi);
+		napi_schedule(&priv->recv_napi);
+		napi_schedule(&priv->send_napi);
+	}
 	netdev_dbg(priv->dev, "connected mode stopped\n");
 out:
 	mutex_unlock(&cm->mutex);
