@@ -32,7 +32,15 @@
  *   len-small           BSDH len 8, below the header's 16: reset
  *   runt                an 8-byte message, a truncated BSDH: reset
  *   mid-unknown         MID 0x42: reset
- *   srcavail            a SrcAvail advert (MID 0xFD): reset
+ *   sinkavail           a SinkAvail advert (MID 0xFD, not implemented):
+ *                       reset
+ *   srcavail-zero       a SrcAvail (MID 0xFE) of 0 bytes: reset
+ *   srcavail-short      a SrcAvail with 8 bytes of its 16-byte header:
+ *                       reset
+ *   srcavail-badkey     a SrcAvail of 64 KiB under an R_Key nobody has:
+ *                       the victim's RDMA READ fails, reset
+ *   rdmardcompl-stray   an RdmaRdCompl (MID 0x06) with no advert out:
+ *                       reset
  *   mseq-bad            an MSeq 5 beyond the next one: reset
  *   ack-future          an MSeqAck of a message never sent: reset
  *   credits-huge        Bufs 0xffff, then valid data: reset or not, the
@@ -97,7 +105,9 @@
 #define ROGUE_FLOOD_MSGS	2000
 #define ROGUE_LOG		16
 #define ROGUE_MID_UNKNOWN	0x42
-#define ROGUE_MID_SRCAVAIL	0xfd
+#define ROGUE_MID_SINKAVAIL	0xfd
+#define ROGUE_MID_SRCAVAIL	0xfe
+#define ROGUE_MID_RDMA_RD_COMPL	0x06
 /* how long each step may take, in milliseconds */
 #define ROGUE_RESOLVE_MS	2000
 #define ROGUE_STEP_MS		5000
@@ -1207,20 +1217,59 @@ static int rogue_send_mid_unknown(struct rogue_conn *c)
 	return rogue_send_all(c, &m, 1);
 }
 
-/* SrcAvail: the length, rkey and address of a zero-copy source buffer. */
-static int rogue_send_srcavail(struct rogue_conn *c)
+/* What follows the BSDH of a SrcAvail or a SinkAvail (its first 16). */
+struct rogue_adv {
+	__be32 len;
+	__be32 rkey;
+	__be64 vaddr;
+};
+
+/* An advert of @mid for @len bytes, @payload bytes of its header sent. */
+static int rogue_send_adv(struct rogue_conn *c, u8 mid, u32 len,
+			  u32 payload)
 {
-	struct {
-		__be32 len;
-		__be32 rkey;
-		__be64 vaddr;
-	} adv = {
-		.len = cpu_to_be32(65536),
+	const struct rogue_adv adv = {
+		.len = cpu_to_be32(len),
 		.rkey = cpu_to_be32(0x1234),
 		.vaddr = cpu_to_be64(0xffff888012340000ULL),
 	};
 	const struct rogue_msg m = {
-		.mid = ROGUE_MID_SRCAVAIL, .payload = sizeof(adv), .data = &adv,
+		.mid = mid, .payload = payload, .data = &adv,
+	};
+
+	return rogue_send_all(c, &m, 1);
+}
+
+static int rogue_send_sinkavail(struct rogue_conn *c)
+{
+	return rogue_send_adv(c, ROGUE_MID_SINKAVAIL, 65536,
+			      sizeof(struct rogue_adv));
+}
+
+static int rogue_send_srcavail_zero(struct rogue_conn *c)
+{
+	return rogue_send_adv(c, ROGUE_MID_SRCAVAIL, 0,
+			      sizeof(struct rogue_adv));
+}
+
+static int rogue_send_srcavail_short(struct rogue_conn *c)
+{
+	return rogue_send_adv(c, ROGUE_MID_SRCAVAIL, 65536, 8);
+}
+
+/* Nothing of ours is registered: the R_Key names no memory at all. */
+static int rogue_send_srcavail_badkey(struct rogue_conn *c)
+{
+	return rogue_send_adv(c, ROGUE_MID_SRCAVAIL, 65536,
+			      sizeof(struct rogue_adv));
+}
+
+static int rogue_send_rdmardcompl_stray(struct rogue_conn *c)
+{
+	const __be32 size = cpu_to_be32(4096);
+	const struct rogue_msg m = {
+		.mid = ROGUE_MID_RDMA_RD_COMPL, .payload = sizeof(size),
+		.data = &size,
 	};
 
 	return rogue_send_all(c, &m, 1);
@@ -1375,8 +1424,17 @@ static const struct rogue_case rogue_cases[] = {
 	  ROGUE_RESET, .send = rogue_send_runt },
 	{ "mid-unknown", "MID 0x42: reset",
 	  ROGUE_RESET, .send = rogue_send_mid_unknown },
-	{ "srcavail", "a SrcAvail advert (MID 0xFD, no zero copy): reset",
-	  ROGUE_RESET, .send = rogue_send_srcavail },
+	{ "sinkavail", "a SinkAvail advert (MID 0xFD, not implemented): reset",
+	  ROGUE_RESET, .send = rogue_send_sinkavail },
+	{ "srcavail-zero", "a SrcAvail of 0 bytes: reset",
+	  ROGUE_RESET, .send = rogue_send_srcavail_zero },
+	{ "srcavail-short", "a SrcAvail with 8 bytes of its header: reset",
+	  ROGUE_RESET, .send = rogue_send_srcavail_short },
+	{ "srcavail-badkey",
+	  "a SrcAvail under an R_Key nobody has: the victim's RDMA READ fails, reset",
+	  ROGUE_RESET, .send = rogue_send_srcavail_badkey },
+	{ "rdmardcompl-stray", "an RdmaRdCompl with no advert out: reset",
+	  ROGUE_RESET, .send = rogue_send_rdmardcompl_stray },
 	{ "mseq-bad", "an MSeq 5 beyond the next one: reset",
 	  ROGUE_RESET, .send = rogue_send_mseq_bad },
 	{ "ack-future", "an MSeqAck of a message never sent: reset",

@@ -80,16 +80,16 @@ tap_check "modprobe ib_sdp" modprobe ib_sdp
 ab_fabric $A $B
 na ping -c 2 -W 5 $B >/dev/null 2>&1
 res_before=$(rdma res show 2>&1)
-tap_is "/proc/net/sdpstats in b: all six counters, zero" \
+tap_is "/proc/net/sdpstats in b: all eight counters, zero" \
 	"$(nb cat /proc/net/sdpstats 2>&1 | awk '{ print $1 "=" $2 }' | xargs)" \
-	"ActiveOpens=0 PassiveOpens=0 AttemptFails=0 Resets=0 TxBcopyBytes=0 RxBcopyBytes=0"
+	"ActiveOpens=0 PassiveOpens=0 AttemptFails=0 Resets=0 TxBcopyBytes=0 RxBcopyBytes=0 TxZcopyBytes=0 RxZcopyBytes=0"
 
 mkdir "$run/www"
 head -c 16M /dev/urandom >"$run/www/16M"
 want=$(sha "$run/www/16M")
 
 # --- iperf3 -R -P 4: the server in b sends ---------------------------------
-tx0=$(sdpstat b TxBcopyBytes) rx0=$(sdpstat a RxBcopyBytes)
+tx0=$(sdpbytes b tx) rx0=$(sdpbytes a rx)
 sb timeout 120 iperf3 -s -1 -p 5201 >"$run/iperf3s" 2>&1 &
 spid=$!
 sdp_listening 5201
@@ -113,7 +113,7 @@ got=$(awk '{
 		exit
 	} }' <<<"$line")
 got=${got:-0}
-tx=$(($(sdpstat b TxBcopyBytes) - tx0)) rx=$(($(sdpstat a RxBcopyBytes) - rx0))
+tx=$(($(sdpbytes b tx) - tx0)) rx=$(($(sdpbytes a rx) - rx0))
 tap_diag "iperf3 received ${got:-?} B; SDP: b sent $tx B, a received $rx B"
 tap_ok "$((got < 1048576))" "iperf3 -R: more than 1 MiB received"
 # iperf3 rounds to three digits: 1 % of slack
@@ -134,18 +134,18 @@ sdp_listening 8000
 tcp=$(nb ss -Htln "sport = :8000" 2>&1)
 tap_like "the both server listens on TCP as well as on SDP" "$tcp" "LISTEN"
 
-tx0=$(sdpstat b TxBcopyBytes)
+tx0=$(sdpbytes b tx)
 na timeout 120 curl -sS -o "$run/curl.tcp" "http://$B:8000/16M"
 tap_ok $? "plain curl (TCP) from the both server: exit 0"
 tap_is "plain curl: sha256" "$(sha "$run/curl.tcp")" "$want"
-tx=$(($(sdpstat b TxBcopyBytes) - tx0))
+tx=$(($(sdpbytes b tx) - tx0))
 tap_ok "$((tx >= 16777216))" "plain curl: not over SDP (b's SDP sent $tx B)"
 
-tx0=$(sdpstat b TxBcopyBytes)
+tx0=$(sdpbytes b tx)
 sa timeout 120 curl -sS -o "$run/curl.sdp" "http://$B:8000/16M"
 tap_ok $? "preloaded curl (SDP) from the both server: exit 0"
 tap_is "preloaded curl: sha256" "$(sha "$run/curl.sdp")" "$want"
-tx=$(($(sdpstat b TxBcopyBytes) - tx0))
+tx=$(($(sdpbytes b tx) - tx0))
 tap_ok "$((tx < 16777216))" "preloaded curl: over SDP (b's SDP sent $tx B)"
 tap_like "libsdp's log: the both listener and its shadow SDP socket" \
 	"$(cat "$run/http.log")" "both: tcp, and sdp on shadow fd"
@@ -176,12 +176,12 @@ sdp_listening 2222
 tap_ok $? "sshd (preloaded) listens on SDP port 2222"
 ssh_opts=(-i "$run/userkey" -o BatchMode=yes -o StrictHostKeyChecking=no
 	  -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR)
-tx0=$(sdpstat a TxBcopyBytes)
+tx0=$(sdpbytes a tx)
 sa timeout 120 scp "${ssh_opts[@]}" -P 2222 "$run/www/16M" "root@$B:$run/16M.scp" \
 	>"$run/scp.out" 2>&1
 tap_ok $? "scp a -> b over SDP: exit 0"
 tap_is "scp a -> b: sha256" "$(sha "$run/16M.scp" 2>/dev/null)" "$want"
-tx=$(($(sdpstat a TxBcopyBytes) - tx0))
+tx=$(($(sdpbytes a tx) - tx0))
 tap_ok "$((tx < 16777216))" "scp: over SDP (a's SDP sent $tx B)"
 out=$(sa timeout 60 ssh "${ssh_opts[@]}" -p 2222 "root@$B" \
 	sha256sum "$run/16M.scp" 2>&1)
@@ -203,7 +203,7 @@ start b env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 \
 	>"$run/redis.log" 2>&1
 sdp_listening 6390
 tap_ok $? "redis-server (preloaded) listens on SDP port 6390"
-rx0=$(sdpstat b RxBcopyBytes)
+rx0=$(sdpbytes b rx)
 sa timeout 120 redis-benchmark -h $B -p 6390 -n 2000 -c 8 -t set,get -q \
 	>"$run/bench.out" 2>&1
 tap_ok $? "redis-benchmark -n 2000 -c 8 -t set,get: exit 0"
@@ -220,7 +220,7 @@ sa timeout 60 redis-cli -h $B -p 6390 --raw get big 2>/dev/null |
 	>"$run/value.back"
 tap_is "redis-cli get: the same value back" "$(sha "$run/value.back")" \
 	"$(sha "$run/value")"
-rx=$(($(sdpstat b RxBcopyBytes) - rx0))
+rx=$(($(sdpbytes b rx) - rx0))
 tap_ok "$((rx < 1048576))" "redis: over SDP (b's SDP received $rx B)"
 [[ $TAP_FAILED -eq 0 ]] || tap_diag "$(tail -n 20 "$run/redis.log")"
 

@@ -7,14 +7,17 @@
 # vmlx1), on a fabric opensm brings up.
 #
 #  - nc.traditional moving a 1 MiB and a 64 MiB random file each way
-#    and socat moving 64 MiB (and 1 MiB over IPv6): the same sha256;
+#    (buffered copy) and socat moving 64 MiB in 1 MiB writes and reads
+#    (zero copy: the RDMA READ counters of both ends grow by what went)
+#    and 1 MiB over IPv6: the same sha256;
 #  - iperf3 -P 4 -t 5: a non-zero rate, while /proc/net/sdp in b lists
 #    the connections with their bytes (not TCP: ss lists no TCP
 #    connection to the port);
 #  - a client to a port nobody listens on: "Connection refused" within
 #    5 s;
 #  - the reader killed mid-transfer: the writer ends within 10 s; the
-#    writer killed: the reader ends within 10 s;
+#    writer killed: the reader ends within 10 s; by buffered and by zero
+#    copy;
 #  - sdp-sock errno: TCP's socket semantics (errnos, poll, epoll, options,
 #    shutdown, reset, MSG_PEEK/WAITALL/DONTWAIT, FIONREAD), checked for
 #    TCP and for SDP; sdp-sock fuzz: 5000 random socket calls on SDP
@@ -100,17 +103,24 @@ wait $spid
 tap_is "socat 1M over IPv6: sha256" "$(sha256sum <"$run/v6" | cut -d' ' -f1)" \
 	"$(sha256sum <"$run/1M" | cut -d' ' -f1)"
 
-# --- socat -------------------------------------------------------------------
+# --- socat, 1 MiB writes and reads: zero copy --------------------------------
+# (nc's 8 KiB writes above stay under zcopy_thresh: buffered copy)
 port=$((port + 1))
-sb timeout 120 socat -u TCP-LISTEN:$port,reuseaddr OPEN:"$run/socat",creat,trunc &
+tx0=$(sdpstat a TxZcopyBytes) rx0=$(sdpstat b RxZcopyBytes)
+sb timeout 120 socat -b 1048576 -u TCP-LISTEN:$port,reuseaddr \
+	OPEN:"$run/socat",creat,trunc &
 spid=$!
 sdp_listening $port
-sa timeout 120 socat -u OPEN:"$run/64M" TCP:$B:$port
+sa timeout 120 socat -b 1048576 -u OPEN:"$run/64M" TCP:$B:$port
 tap_ok $? "socat 64M a -> b: client exit 0"
 wait $spid
 tap_ok $? "socat 64M a -> b: server exit 0"
 tap_is "socat 64M: sha256" "$(sha256sum <"$run/socat" | cut -d' ' -f1)" \
 	"$(sha256sum <"$run/64M" | cut -d' ' -f1)"
+tx=$(($(sdpstat a TxZcopyBytes) - tx0)) rx=$(($(sdpstat b RxZcopyBytes) - rx0))
+tap_ok "$((tx < 48 * 1048576))" \
+	"socat 64M: at least 48 MiB read by RDMA from a (TxZcopyBytes +$tx)"
+tap_is "socat 64M: b read by RDMA what a offered (RxZcopyBytes)" "$rx" "$tx"
 
 # --- iperf3 ------------------------------------------------------------------
 sb timeout 120 iperf3 -s -1 -p 5201 >"$run/iperf3s" 2>&1 &
@@ -122,7 +132,7 @@ proc='' tcp=''
 for _ in $(seq 60); do
 	sleep 0.5
 	cur=$(nb cat /proc/net/sdp 2>&1)
-	if [[ $cur =~ :5201\ [^\ ]+\ ESTABLISHED\ [0-9]+\ [0-9]+\ [0-9]+\ 0\ [0-9]{6,}\ 0 ]]; then
+	if [[ $cur =~ :5201\ [^\ ]+\ ESTABLISHED\ [0-9]+\ [0-9]+\ [0-9]+\ 0\ ([0-9]{6,}\ [0-9]+|[0-9]+\ [0-9]{6,}) ]]; then
 		proc=$cur
 		tcp=$(nb ss -Htn "sport = :5201" 2>&1)
 		break
@@ -136,7 +146,7 @@ rate=$(awk '/SUM.*receiver/ { print $(NF - 2) }' "$run/iperf3c")
 tap_like "iperf3 -P 4: a non-zero rate ($rate Mbit/s)" "${rate:-0}" \
 	'^([1-9][0-9]*|0\.[0-9]*[1-9][0-9]*|[1-9][0-9]*\.[0-9]+)$'
 tap_like "/proc/net/sdp in b: iperf3's connections with their bytes" \
-	"$proc" ":5201 [^ ]+ ESTABLISHED [0-9]+ [0-9]+ [0-9]+ 0 [0-9]{6,} 0"
+	"$proc" ":5201 [^ ]+ ESTABLISHED [0-9]+ [0-9]+ [0-9]+ 0 ([0-9]{6,} [0-9]+|[0-9]+ [0-9]{6,})"
 tap_is "no TCP connection to port 5201 in b" "$tcp" ""
 
 # --- refused -----------------------------------------------------------------
@@ -147,16 +157,26 @@ tap_like "nobody on port 7777: Connection refused" "$out" "refused"
 tap_ok "$((took > 5))" "refused within 5 s (took $took s)"
 
 # --- a peer killed mid-transfer ----------------------------------------------
-for victim in reader writer; do
+# nc's small writes go by buffered copy, socat's 1 MiB ones by zero copy
+# (the writer waiting for RdmaRdCompl, the reader in an RDMA READ)
+for how in "reader nc" "writer nc" "reader socat" "writer socat"; do
+	read -r victim prog <<<"$how"
 	port=$((port + 1))
 	# started by ip netns exec itself, so that $! is timeout(1), which
 	# leads a process group of its own with nc: kill -9 kills both
+	if [[ $prog == nc ]]; then
+		srv=(nc.traditional -n -l -p $port)
+		cli=(nc.traditional -n $B $port)
+	else
+		srv=(socat -b 1048576 -u TCP-LISTEN:$port,reuseaddr STDOUT)
+		cli=(socat -b 1048576 -u STDIN TCP:$B:$port)
+	fi
 	ip netns exec b env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 timeout 60 \
-		nc.traditional -n -l -p $port </dev/null >/dev/null &
+		"${srv[@]}" </dev/null >/dev/null &
 	spid=$!
 	sdp_listening $port
 	ip netns exec a env LD_PRELOAD="$lib" SIMPLE_LIBSDP=1 timeout 60 \
-		nc.traditional -n $B $port </dev/zero >/dev/null 2>&1 &
+		"${cli[@]}" </dev/zero >/dev/null 2>&1 &
 	cpid=$!
 	sleep 3
 	if [[ $victim == reader ]]; then
@@ -172,7 +192,7 @@ for victim in reader writer; do
 	took=$(($(date +%s) - start))
 	wait $spid $cpid
 	tap_ok "$((took > 10 || rc == 124))" \
-		"the $victim killed: the other end ends within 10 s (took $took s, status $rc)"
+		"$prog: the $victim killed: the other end ends within 10 s (took $took s, status $rc)"
 done
 
 # --- socket semantics as TCP's, and a socket-call fuzzer ----------------------

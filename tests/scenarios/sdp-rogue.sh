@@ -14,8 +14,11 @@
 #  - Hellos of version 0x11, with Bufs 0, with LocalRcvSz 16, or of 20
 #    bytes: refused, no connection;
 #  - a BSDH len above or below the bytes sent, a runt of 8 bytes, MID
-#    0x42, a SrcAvail advert, an MSeq out of sequence, an MSeqAck of a
-#    message never sent, Data after DisConn, a DisConn with a payload:
+#    0x42, a SinkAvail advert, a SrcAvail of 0 bytes or with a short
+#    header or under an R_Key nobody has (the victim's RDMA READ fails),
+#    an RdmaRdCompl with no advert out, an MSeq out of sequence, an
+#    MSeqAck of a message never sent, Data after DisConn, a DisConn with
+#    a payload:
 #    each resets the connection (its end without the victim's DisConn);
 #    a 128 KiB SEND, beyond any SDP receive buffer, ends it;
 #  - Bufs 0xffff, and 2000 messages regardless of the victim's credits:

@@ -10,6 +10,8 @@
 #   sdp_listening PORT [NS]  0 once /proc/net/sdp in NS (default b) lists
 #                            a listener on PORT (15 s at most)
 #   sdpstat NS NAME          the counter NAME of /proc/net/sdpstats in NS
+#   sdpbytes NS tx|rx        data bytes NS sent or received over SDP, by
+#                            buffered and by zero copy
 
 SDP_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../ulp/sdp/libsdp" &&
 	pwd)/libsdp.so
@@ -29,4 +31,10 @@ sdp_listening() {
 sdpstat() {
 	ip netns exec "$1" awk -v n="$2" '$1 == n { print $2 }' \
 		/proc/net/sdpstats
+}
+
+sdpbytes() {
+	local dir=Tx
+	[[ $2 == rx ]] && dir=Rx
+	echo $(($(sdpstat "$1" ${dir}BcopyBytes) + $(sdpstat "$1" ${dir}ZcopyBytes)))
 }

@@ -24,7 +24,9 @@
 #ifndef SDP_H
 #define SDP_H
 
+#include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
@@ -39,6 +41,10 @@
 #define SDP_MID_HELLO_ACK	0x01
 #define SDP_MID_DISCONN		0x02
 #define SDP_MID_ABORT		0x03
+#define SDP_MID_SEND_SM		0x04
+#define SDP_MID_RDMA_RD_COMPL	0x06
+#define SDP_MID_SRCAVAIL_CANCEL	0x08
+#define SDP_MID_SRCAVAIL	0xfe
 #define SDP_MID_DATA		0xff
 
 /* Major 2, minor 2: what OFED's SDP sends, and what the CM checks. */
@@ -50,6 +56,13 @@
 #define SDP_MIN_BUF_SIZE	4096
 #define SDP_MAX_BUF_SIZE	65536
 #define SDP_CLOSE_TIMEOUT	(60 * HZ)
+/*
+ * Zero copy: the user pages one SrcAvail offers (and one RDMA READ of the
+ * sink takes) at most, and how long a step of it may take once it can no
+ * longer simply be waited for (a cancelled advert, a READ, an invalidation).
+ */
+#define SDP_ZC_PAGES		64
+#define SDP_ZC_TIMEOUT		(10 * HZ)
 #define SDP_RESOLVE_MS		2000
 
 /**
@@ -76,7 +89,7 @@ struct sdp_bsdh {
  * @version: SDP_VERSION
  * @ip_version: 4 or 6 in bits 7:4 (the CM's)
  * @rsvd1: reserved
- * @max_adverts: zero-copy adverts we take at a time: 0
+ * @max_adverts: SrcAvails we take at a time: 1 with zero copy on, else 0
  * @des_rem_rcv_sz: the receive buffer size we wish the peer had
  * @local_rcv_sz: our receive buffers' size, header included
  * @port: the requester's port (the CM's)
@@ -106,7 +119,7 @@ struct sdp_hh {
  * @version: SDP_VERSION
  * @ip_version: reserved here
  * @rsvd1: reserved
- * @ext_max_adverts: zero-copy adverts we take at a time: 0
+ * @ext_max_adverts: SrcAvails we take at a time: 1 or 0, as @max_adverts
  * @act_rcv_sz: our receive buffers' size, header included
  * @rsvd2: padding to SDP_HAH_SIZE
  */
@@ -118,6 +131,82 @@ struct sdp_hah {
 	u8 ext_max_adverts;
 	__be32 act_rcv_sz;
 	u8 rsvd2[SDP_HAH_SIZE - 24];
+};
+
+/**
+ * struct sdp_srcah - what follows the BSDH of a SrcAvail
+ * @len: bytes offered
+ * @rkey: the R_Key of the memory that holds them
+ * @vaddr: their address in that memory
+ */
+struct sdp_srcah {
+	__be32 len;
+	__be32 rkey;
+	__be64 vaddr;
+};
+
+/**
+ * struct sdp_zc_tx - the advert of a zero-copy sender (the data source)
+ * @busy: an advert is out, or being made; no other data may be sent
+ * @done: the sink's RdmaRdCompl came (or the connection ended)
+ * @cancel_pending: a SrcAvailCancel waits for a credit
+ * @len: bytes offered
+ * @read: bytes the sink says it read (RdmaRdCompl)
+ * @pages: the user pages pinned for it, @npages of them, or NULL
+ * @npages: their number
+ * @sgt: their scatterlist, @nents entries mapped for the device
+ * @nents: the mapped entries, 0 if not mapped
+ * @mr: the connection's MR for adverts (NULL: no zero copy as a source)
+ * @reg_cqe: completion of the REG_MR
+ * @inv_cqe: completion of the LOCAL_INV
+ * @inv_done: the LOCAL_INV completed
+ * @answered: @done was set (the sender's wait after a cancel)
+ */
+struct sdp_zc_tx {
+	bool busy;
+	bool done;
+	bool cancel_pending;
+	u32 len;
+	u32 read;
+	struct page **pages;
+	unsigned int npages;
+	struct sg_table sgt;
+	int nents;
+	struct ib_mr *mr;
+	struct ib_cqe reg_cqe;
+	struct ib_cqe inv_cqe;
+	struct completion inv_done;
+	struct completion answered;
+};
+
+/**
+ * struct sdp_zc_rx - the peer's advert, on the side of the sink
+ * @active: a SrcAvail is in and not finished
+ * @reading: an RDMA READ of it is in flight
+ * @cancelled: the source cancelled it while a READ was in flight
+ * @compl_pending: an RdmaRdCompl of @compl_size waits for a credit
+ * @len: bytes offered
+ * @done: bytes read
+ * @rkey: the source's R_Key
+ * @vaddr: the source's address
+ * @compl_size: the size the pending RdmaRdCompl reports
+ * @status: the completion status of the last READ
+ * @cqe: completion of the READ
+ * @read_done: the READ completed
+ */
+struct sdp_zc_rx {
+	bool active;
+	bool reading;
+	bool cancelled;
+	bool compl_pending;
+	u32 len;
+	u32 done;
+	u32 rkey;
+	u64 vaddr;
+	u32 compl_size;
+	enum ib_wc_status status;
+	struct ib_cqe cqe;
+	struct completion read_done;
 };
 
 /**
@@ -195,6 +284,13 @@ struct sdp_buf {
  * @close_work: the timeout of a graceful close
  * @bytes_sent: data bytes sent by buffered copy
  * @bytes_rcvd: data bytes received by buffered copy
+ * @zc_peer: the peer takes SrcAvails (its Hello or HelloAck said so, and
+ *	no SendSM since)
+ * @zc_tx: our advert, as a source (under @lock, but its pages and MR are
+ *	the socket lock's owner's)
+ * @zc_rx: the peer's advert, as a sink (@lock)
+ * @zc_sent: data bytes the peer read from us by RDMA READ
+ * @zc_rcvd: data bytes we read from the peer by RDMA READ
  */
 struct sdp_sock {
 	struct sock sk;
@@ -249,6 +345,11 @@ struct sdp_sock {
 	struct delayed_work close_work;
 	u64 bytes_sent;
 	u64 bytes_rcvd;
+	bool zc_peer;
+	struct sdp_zc_tx zc_tx;
+	struct sdp_zc_rx zc_rx;
+	u64 zc_sent;
+	u64 zc_rcvd;
 };
 
 static inline struct sdp_sock *sdp_sk(const struct sock *sk)
@@ -259,6 +360,7 @@ static inline struct sdp_sock *sdp_sk(const struct sock *sk)
 /* module parameters (sdp_main.c) */
 extern unsigned int sdp_rx_bufs;
 extern unsigned int sdp_buf_size;
+extern unsigned int sdp_zcopy_thresh;
 
 /* sdp_main.c */
 extern struct workqueue_struct *sdp_wq;
@@ -290,6 +392,26 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 void sdp_tx_flush_locked(struct sdp_sock *sdp);
 void sdp_credits_locked(struct sdp_sock *sdp, const struct sdp_bsdh *h);
 bool sdp_writable(const struct sdp_sock *sdp);
+bool sdp_post_ctrl_locked(struct sdp_sock *sdp, u8 mid, const void *ext,
+			  u32 ext_len);
+int sdp_wait_writable(struct sock *sk, long *timeo);
+struct sdp_buf *sdp_slot_get_locked(struct sdp_sock *sdp);
+void sdp_slot_put_locked(struct sdp_sock *sdp, struct sdp_buf *slot);
+int sdp_post_locked(struct sdp_sock *sdp, struct sdp_buf *slot, u8 mid,
+		    u32 payload);
+
+/* sdp_zcopy.c */
+int sdp_zc_conn_alloc(struct sdp_sock *sdp);
+void sdp_zc_conn_free(struct sdp_sock *sdp);
+bool sdp_zc_usable(const struct sdp_sock *sdp, const struct msghdr *msg,
+		   size_t len, long timeo);
+ssize_t sdp_zc_send(struct sdp_sock *sdp, struct msghdr *msg, size_t len,
+		    long *timeo, bool *declined);
+ssize_t sdp_zc_recv(struct sdp_sock *sdp, struct msghdr *msg, size_t len);
+void sdp_zc_decline_locked(struct sdp_sock *sdp);
+void sdp_zc_flush_locked(struct sdp_sock *sdp);
+bool sdp_zc_rx_msg_locked(struct sdp_sock *sdp, u8 mid, const void *ext,
+			  u32 ext_len);
 
 /* sdp_proc.c */
 
@@ -304,6 +426,8 @@ enum sdp_stat {
 	SDP_STAT_RESETS,		/* established connections reset */
 	SDP_STAT_TX_BCOPY,		/* data bytes sent by buffered copy */
 	SDP_STAT_RX_BCOPY,		/* data bytes received by buffered copy */
+	SDP_STAT_TX_ZCOPY,		/* data bytes the peer read by RDMA */
+	SDP_STAT_RX_ZCOPY,		/* data bytes we read by RDMA */
 	SDP_STAT_NR
 };
 

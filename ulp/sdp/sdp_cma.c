@@ -99,14 +99,23 @@ int sdp_conn_alloc(struct sdp_sock *sdp, struct rdma_cm_id *id)
 {
 	struct ib_device *dev = id->device;
 	struct ib_qp_init_attr attr = {};
+	u32 sge, send_wr;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	int ret;
 
+	/*
+	 * The slots, a spare, and zero copy's REG_MR, LOCAL_INV and the
+	 * RDMA READs of SDP_ZC_PAGES + 1 pages (an unaligned buffer).
+	 */
+	sge = clamp_t(u32, min(dev->attrs.max_send_sge, dev->attrs.max_sge_rd),
+		      1, SDP_ZC_PAGES + 1);
+	send_wr = SDP_TX_SLOTS + 1 + 2 + DIV_ROUND_UP(SDP_ZC_PAGES + 1, sge);
 	pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
-	cq = ib_alloc_cq(dev, sdp, sdp_rx_bufs + SDP_TX_SLOTS + 2, 0,
+	/* the signalled sends, the drain's two, flushes of the rest */
+	cq = ib_alloc_cq(dev, sdp, sdp_rx_bufs + 1 + send_wr + 2, 0,
 			 IB_POLL_WORKQUEUE);
 	if (IS_ERR(cq)) {
 		ret = PTR_ERR(cq);
@@ -115,10 +124,11 @@ int sdp_conn_alloc(struct sdp_sock *sdp, struct rdma_cm_id *id)
 	attr.send_cq = cq;
 	attr.recv_cq = cq;
 	attr.qp_type = IB_QPT_RC;
-	attr.sq_sig_type = IB_SIGNAL_ALL_WR;
-	attr.cap.max_send_wr = SDP_TX_SLOTS + 1;
+	/* our sends ask for completions; the READs' middles do not */
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.cap.max_send_wr = send_wr;
 	attr.cap.max_recv_wr = sdp_rx_bufs + 1;
-	attr.cap.max_send_sge = 1;
+	attr.cap.max_send_sge = sge;
 	attr.cap.max_recv_sge = 1;
 	ret = rdma_create_qp(id, pd, &attr);
 	if (ret)
@@ -148,6 +158,9 @@ int sdp_conn_alloc(struct sdp_sock *sdp, struct rdma_cm_id *id)
 	sdp->tx_free = SDP_TX_SLOTS;
 	sdp->tx_size = sdp_buf_size;
 	sdp->tx_seq = 1;
+	ret = sdp_zc_conn_alloc(sdp);
+	if (ret)
+		goto err_qp;
 	ret = sdp_post_recvs(sdp);
 	if (ret)
 		goto err_qp;
@@ -182,6 +195,8 @@ void sdp_conn_free(struct sdp_sock *sdp)
 		rdma_destroy_qp(sdp->id);
 		sdp->qp = NULL;
 	}
+	/* nothing can read an advert's pages now */
+	sdp_zc_conn_free(sdp);
 	if (sdp->cq) {
 		ib_free_cq(sdp->cq);
 		sdp->cq = NULL;
@@ -239,20 +254,26 @@ static int sdp_connect_route(struct sdp_sock *sdp, struct rdma_cm_id *id)
 		return ret;
 	sdp_fill_bsdh(sdp, &hh.bsdh, SDP_MID_HELLO, sizeof(hh));
 	hh.version = SDP_VERSION;
+	hh.max_adverts = sdp_zcopy_thresh ? 1 : 0;
 	hh.des_rem_rcv_sz = cpu_to_be32(sdp->rx_size);
 	hh.local_rcv_sz = cpu_to_be32(sdp->rx_size);
 	sdp_conn_param(&param, &hh, sizeof(hh));
 	return rdma_connect_locked(id, &param);
 }
 
-/* The peer's receive size: what we send at most, within our slots. */
-static int sdp_set_tx_size(struct sdp_sock *sdp, u32 peer_size, u16 bufs)
+/*
+ * The peer's receive size (what we send at most, within our slots), its
+ * credits, and whether it takes SrcAvails.
+ */
+static int sdp_set_tx_size(struct sdp_sock *sdp, u32 peer_size, u16 bufs,
+			   u8 adverts)
 {
 	if (peer_size < SDP_MIN_BUF_SIZE || !bufs)
 		return -EPROTO;
 	spin_lock_bh(&sdp->lock);
 	sdp->tx_size = min_t(u32, peer_size, sdp_buf_size);
 	sdp->tx_credits = bufs;
+	sdp->zc_peer = adverts > 0;
 	spin_unlock_bh(&sdp->lock);
 	return 0;
 }
@@ -276,7 +297,8 @@ static void sdp_established_active(struct sdp_sock *sdp,
 	    hah->bsdh.mid != SDP_MID_HELLO_ACK ||
 	    hah->version >> 4 != SDP_VERSION >> 4 ||
 	    sdp_set_tx_size(sdp, be32_to_cpu(hah->act_rcv_sz),
-			    be16_to_cpu(hah->bsdh.bufs))) {
+			    be16_to_cpu(hah->bsdh.bufs),
+			    hah->ext_max_adverts)) {
 		sdp_fail(sdp, ECONNREFUSED);
 		return;
 	}
@@ -406,11 +428,12 @@ static int sdp_connect_request(struct sdp_sock *lsdp, struct rdma_cm_id *id,
 	if (ret)
 		goto err_sk;
 	ret = sdp_set_tx_size(sdp, be32_to_cpu(hh->local_rcv_sz),
-			      be16_to_cpu(hh->bsdh.bufs));
+			      be16_to_cpu(hh->bsdh.bufs), hh->max_adverts);
 	if (ret)
 		goto err_conn;
 	sdp_fill_bsdh(sdp, &hah->bsdh, SDP_MID_HELLO_ACK, sizeof(*hah));
 	hah->version = SDP_VERSION;
+	hah->ext_max_adverts = sdp_zcopy_thresh ? 1 : 0;
 	hah->act_rcv_sz = cpu_to_be32(sdp->rx_size);
 
 	/* from here on the id is the socket's, and the queue's */

@@ -36,6 +36,11 @@ module_param_named(buf_size, sdp_buf_size, uint, 0444);
 MODULE_PARM_DESC(buf_size,
 		 "bytes of each receive buffer and send slot, BSDH included, 4096..65536 (32768)");
 
+unsigned int sdp_zcopy_thresh = 65536;
+module_param_named(zcopy_thresh, sdp_zcopy_thresh, uint, 0444);
+MODULE_PARM_DESC(zcopy_thresh,
+		 "sends of at least this many bytes go by zero copy (SrcAvail and RDMA READ), 0 for never, else 4096..1048576 (65536)");
+
 struct workqueue_struct *sdp_wq;
 
 static LIST_HEAD(sdp_sockets);
@@ -954,6 +959,9 @@ static int __init sdp_init(void)
 	sdp_rx_bufs = clamp(sdp_rx_bufs, 4U, 256U);
 	sdp_buf_size = clamp(sdp_buf_size, (unsigned int)SDP_MIN_BUF_SIZE,
 			     (unsigned int)SDP_MAX_BUF_SIZE);
+	if (sdp_zcopy_thresh)
+		sdp_zcopy_thresh = clamp(sdp_zcopy_thresh, (unsigned int)PAGE_SIZE,
+					 (unsigned int)SZ_1M);
 	sdp_wq = alloc_workqueue("ib_sdp", WQ_MEM_RECLAIM, 0);
 	if (!sdp_wq)
 		return -ENOMEM;

@@ -35,6 +35,8 @@ static const char *const sdp_stat_names[SDP_STAT_NR] = {
 	[SDP_STAT_RESETS] = "Resets",
 	[SDP_STAT_TX_BCOPY] = "TxBcopyBytes",
 	[SDP_STAT_RX_BCOPY] = "RxBcopyBytes",
+	[SDP_STAT_TX_ZCOPY] = "TxZcopyBytes",
+	[SDP_STAT_RX_ZCOPY] = "RxZcopyBytes",
 };
 
 /**
@@ -134,8 +136,8 @@ static int sdp_seq_show(struct seq_file *seq, void *v)
 		   sdp_state_names[state] ? sdp_state_names[state] : "?",
 		   from_kuid_munged(seq_user_ns(seq), sock_i_uid(sk)),
 		   sk->sk_socket ? SOCK_INODE(sk->sk_socket)->i_ino : 0UL,
-		   READ_ONCE(sdp->bytes_sent), 0ULL,
-		   READ_ONCE(sdp->bytes_rcvd), 0ULL);
+		   READ_ONCE(sdp->bytes_sent), READ_ONCE(sdp->zc_sent),
+		   READ_ONCE(sdp->bytes_rcvd), READ_ONCE(sdp->zc_rcvd));
 	return 0;
 }
 

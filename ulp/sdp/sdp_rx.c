@@ -130,10 +130,13 @@ static void sdp_rx_msg_locked(struct sdp_sock *sdp, struct sdp_buf *buf,
 		sdp_reset_locked(sdp, ECONNRESET);
 		break;
 	default:
-		/* zero copy and the other modes are not implemented */
-		net_dbg_ratelimited("sdp: message id 0x%02x refused\n",
-				    h->mid);
-		goto reset;
+		/* zero copy; the other modes are not implemented */
+		if (!sdp_zc_rx_msg_locked(sdp, h->mid, h + 1, payload)) {
+			net_dbg_ratelimited("sdp: message id 0x%02x refused\n",
+					    h->mid);
+			goto reset;
+		}
+		break;
 	}
 	sdp_rx_consumed_locked(sdp, buf);
 	return;
@@ -189,6 +192,11 @@ static int sdp_recv_error(struct sock *sk)
  * @len: at most this
  * @flags: MSG_PEEK, MSG_WAITALL, MSG_DONTWAIT, MSG_TRUNC (discard)
  *
+ * Data the peer offers by SrcAvail (always the last in the stream) is
+ * read by RDMA straight into the user's pages (sdp_zcopy.c); a peek, a
+ * discard or a reader without user memory declines it instead, and it
+ * comes again by buffered copy.
+ *
  * Return: the bytes read, 0 at the end of the stream, or a negative errno.
  */
 int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
@@ -199,6 +207,7 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	bool peek = flags & MSG_PEEK;
 	size_t copied = 0, peek_off = 0;
+	bool zc;
 	int target, err = 0;
 	long timeo;
 
@@ -227,8 +236,24 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			}
 			skip -= avail;
 		}
+		zc = !buf && sdp->zc_rx.active;
+		if (zc && (peek || (flags & MSG_TRUNC) ||
+			   !user_backed_iter(&msg->msg_iter))) {
+			sdp_zc_decline_locked(sdp);
+			zc = false;
+		}
 		spin_unlock_bh(&sdp->lock);
 
+		if (zc) {
+			ssize_t n = sdp_zc_recv(sdp, msg, len - copied);
+
+			if (n < 0) {
+				err = n;
+				break;
+			}
+			copied += n;
+			continue;
+		}
 		if (buf) {
 			avail = buf->len - buf->off - skip;
 			n = min(avail, len - copied);

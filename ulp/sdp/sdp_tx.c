@@ -18,7 +18,13 @@
 
 #include "sdp.h"
 
-static struct sdp_buf *sdp_slot_get_locked(struct sdp_sock *sdp)
+/**
+ * sdp_slot_get_locked() - take a free send slot
+ * @sdp: the socket, its lock held
+ *
+ * Return: the slot, busy, or NULL if none is free.
+ */
+struct sdp_buf *sdp_slot_get_locked(struct sdp_sock *sdp)
 {
 	u32 i;
 
@@ -34,7 +40,12 @@ static struct sdp_buf *sdp_slot_get_locked(struct sdp_sock *sdp)
 	return NULL;
 }
 
-static void sdp_slot_put_locked(struct sdp_sock *sdp, struct sdp_buf *slot)
+/**
+ * sdp_slot_put_locked() - give a send slot back
+ * @sdp: the socket, its lock held
+ * @slot: the slot
+ */
+void sdp_slot_put_locked(struct sdp_sock *sdp, struct sdp_buf *slot)
 {
 	slot->busy = false;
 	sdp->tx_free++;
@@ -49,15 +60,22 @@ static void sdp_slot_put_locked(struct sdp_sock *sdp, struct sdp_buf *slot)
 bool sdp_writable(const struct sdp_sock *sdp)
 {
 	return !sdp->qp_dead && sdp->tx && sdp->tx_free >= 2 &&
-	       sdp->tx_credits >= 2;
+	       sdp->tx_credits >= 2 && !sdp->zc_tx.busy;
 }
 
-/*
- * Post @slot as a message of @mid with @payload bytes after the header.
- * Its credit was counted by the caller.  Called with sdp->lock held.
+/**
+ * sdp_post_locked() - send a slot
+ * @sdp: the socket, its lock held
+ * @slot: the slot, @payload bytes after room for the header
+ * @mid: the message ID
+ * @payload: bytes after the header
+ *
+ * The header is filled in here; the caller counted the credit.
+ *
+ * Return: 0 or the error of the post.
  */
-static int sdp_post_locked(struct sdp_sock *sdp, struct sdp_buf *slot,
-			   u8 mid, u32 payload)
+int sdp_post_locked(struct sdp_sock *sdp, struct sdp_buf *slot, u8 mid,
+		    u32 payload)
 {
 	struct sdp_bsdh *h = slot->data;
 	struct ib_sge sge;
@@ -94,8 +112,18 @@ static int sdp_post_locked(struct sdp_sock *sdp, struct sdp_buf *slot,
 	return 0;
 }
 
-/* A control message of @mid now, if a slot and a credit allow. */
-static bool sdp_post_ctrl_locked(struct sdp_sock *sdp, u8 mid)
+/**
+ * sdp_post_ctrl_locked() - a control message now, if a slot and a credit
+ *	allow
+ * @sdp: the socket, its lock held
+ * @mid: its message ID
+ * @ext: the header that follows the BSDH, or NULL
+ * @ext_len: its length
+ *
+ * Return: true if it was posted.
+ */
+bool sdp_post_ctrl_locked(struct sdp_sock *sdp, u8 mid, const void *ext,
+			  u32 ext_len)
 {
 	struct sdp_buf *slot;
 
@@ -104,7 +132,9 @@ static bool sdp_post_ctrl_locked(struct sdp_sock *sdp, u8 mid)
 	slot = sdp_slot_get_locked(sdp);
 	if (!slot)
 		return false;
-	if (sdp_post_locked(sdp, slot, mid, 0)) {
+	if (ext_len)
+		memcpy(slot->data + sizeof(struct sdp_bsdh), ext, ext_len);
+	if (sdp_post_locked(sdp, slot, mid, ext_len)) {
 		sdp_slot_put_locked(sdp, slot);
 		sdp_reset_locked(sdp, ECONNRESET);
 		return false;
@@ -129,19 +159,21 @@ static bool sdp_need_update_locked(const struct sdp_sock *sdp)
  * sdp_tx_flush_locked() - send the control messages that are due
  * @sdp: the socket, its lock held
  *
- * A DisConn waiting for a credit (after all data), then a credit update
- * if the peer is running short of our receive buffers.
+ * The zero-copy messages that wait for a credit, a DisConn waiting for
+ * one (after all data, an advert included), then a credit update if the
+ * peer is running short of our receive buffers.
  */
 void sdp_tx_flush_locked(struct sdp_sock *sdp)
 {
-	if (sdp->fin_pending && !sdp->tx_reserved &&
-	    sdp_post_ctrl_locked(sdp, SDP_MID_DISCONN)) {
+	sdp_zc_flush_locked(sdp);
+	if (sdp->fin_pending && !sdp->tx_reserved && !sdp->zc_tx.busy &&
+	    sdp_post_ctrl_locked(sdp, SDP_MID_DISCONN, NULL, 0)) {
 		sdp->fin_pending = false;
 		sdp->fin_posted = true;
 	}
 	if (sdp->connected && !sdp->fin_posted &&
 	    sdp_need_update_locked(sdp))
-		sdp_post_ctrl_locked(sdp, SDP_MID_DATA);
+		sdp_post_ctrl_locked(sdp, SDP_MID_DATA, NULL, 0);
 }
 
 /**
@@ -220,11 +252,14 @@ static int sdp_send_error(struct sock *sk)
 	return 0;
 }
 
-/*
- * Wait for a slot and a credit.  Called and returns with the socket
- * locked; 0 when they are there.
+/**
+ * sdp_wait_writable() - wait for a slot and a credit
+ * @sk: the socket, locked (the lock is let go while waiting)
+ * @timeo: the time left, updated
+ *
+ * Return: 0 when they are there, else a negative errno.
  */
-static int sdp_wait_writable(struct sock *sk, long *timeo)
+int sdp_wait_writable(struct sock *sk, long *timeo)
 {
 	struct sdp_sock *sdp = sdp_sk(sk);
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
@@ -262,10 +297,12 @@ static int sdp_wait_writable(struct sock *sk, long *timeo)
  * @msg: the data and flags
  * @len: its length
  *
- * Each message carries up to the peer's buffer size less the header.
- * Blocks while there is no credit, unless non-blocking (EAGAIN, or the
- * bytes already sent).  After a reset or shutdown EPIPE, with SIGPIPE
- * unless MSG_NOSIGNAL.
+ * Each message carries up to the peer's buffer size less the header;
+ * a blocking send of at least sdp_zcopy_thresh bytes from user memory
+ * offers them by SrcAvail instead (sdp_zcopy.c), unless the peer
+ * declines.  Blocks while there is no credit, unless non-blocking
+ * (EAGAIN, or the bytes already sent).  After a reset or shutdown EPIPE,
+ * with SIGPIPE unless MSG_NOSIGNAL.
  *
  * Return: the bytes sent, or a negative errno.
  */
@@ -273,7 +310,9 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
 	struct sdp_sock *sdp = sdp_sk(sk);
+	bool declined = false;
 	size_t sent = 0;
+	ssize_t zc;
 	long timeo;
 	int err = 0;
 
@@ -289,6 +328,16 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = sdp_wait_writable(sk, &timeo);
 		if (err)
 			break;
+		if (!declined && sdp_zc_usable(sdp, msg, len - sent, timeo)) {
+			zc = sdp_zc_send(sdp, msg, len - sent, &timeo,
+					 &declined);
+			if (zc < 0) {
+				err = zc;
+				break;
+			}
+			sent += zc;
+			continue;
+		}
 		spin_lock_bh(&sdp->lock);
 		if (!sdp_writable(sdp)) {
 			spin_unlock_bh(&sdp->lock);
