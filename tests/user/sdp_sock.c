@@ -10,7 +10,7 @@
  *
  *   sdp-sock errno -f tcp|sdp -a ADDR [-p PORT]
  *
- *	17 fixed cases, each a short sequence of socket calls against a
+ *	19 fixed cases, each a short sequence of socket calls against a
  *	listener of this process on ADDR (a local address; ports PORT to
  *	PORT+15, PORT 6100 by default), checked against what Linux TCP does.
  *	Output: "ok N - CASE: EXPECTED" or "not ok N - CASE: expected X, got
@@ -83,6 +83,9 @@ typedef __u64 u64;
 
 #define WAIT_MS		10000	/* the longest single wait */
 #define CASE_SECS	15	/* the longest a case may take */
+#define LARGE_LEN	(1024 * 1024)	/* one send(): SDP's zero copy */
+#define LARGE_PEEK	1000
+#define SIG_LEN		(16 * 1024 * 1024)	/* more than TCP's buffers hold */
 #define BIG_LEN		100000	/* MSG_WAITALL transfer */
 
 union sa {
@@ -787,6 +790,170 @@ static int case_data(void)
 	return 0;
 }
 
+static unsigned char large_tx[SIG_LEN], large_rx[SIG_LEN + 64];
+
+/* The child of case_large: LARGE_LEN bytes to fd in one send(). */
+static void __noreturn send_large(int fd)
+{
+	size_t off = 0;
+
+	signal(SIGALRM, SIG_DFL);
+	alarm(CASE_SECS);
+	while (off < LARGE_LEN) {
+		ssize_t n = send(fd, large_tx + off, LARGE_LEN - off,
+				 MSG_NOSIGNAL);
+
+		if (n <= 0)
+			_exit(1);
+		off += n;
+	}
+	_exit(0);
+}
+
+/*
+ * A send large enough for SDP's zero copy, peeked at first: the reader
+ * declines the advert, and the bytes come all the same.
+ */
+static int case_large(void)
+{
+	int l, c, s, n, st;
+	ssize_t got;
+	size_t i;
+	pid_t pid;
+
+	if (pair(base_port + 16, &l, &c, &s))
+		return -1;
+	for (i = 0; i < LARGE_LEN; i++)
+		large_tx[i] = pattern(i);
+	memset(large_rx, 0, LARGE_LEN);
+	fflush(stdout);
+	pid = fork();
+	if (want_ok("fork", pid))
+		return -1;
+	if (!pid)
+		send_large(c);
+	case_child = pid;
+	n = inq_wait(s, LARGE_PEEK);
+	if (n < LARGE_PEEK)
+		return failf("FIONREAD of at least 1000", "%d", n);
+	if (want_val("recv(MSG_PEEK)",
+		     recv(s, large_rx, LARGE_PEEK, MSG_PEEK), LARGE_PEEK))
+		return -1;
+	for (i = 0; i < LARGE_PEEK; i++)
+		if (large_rx[i] != pattern(i))
+			return failf("MSG_PEEK: the bytes sent",
+				     "byte %zu differs", i);
+	got = recv(s, large_rx, LARGE_LEN, MSG_WAITALL);
+	if (want_val("recv(MSG_WAITALL)", got, LARGE_LEN))
+		return -1;
+	for (i = 0; i < LARGE_LEN; i++)
+		if (large_rx[i] != pattern(i))
+			return failf("the bytes sent", "byte %zu differs", i);
+	if (waitpid(pid, &st, 0) != pid)
+		return want_ok("waitpid", -1);
+	case_child = 0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return failf("the sender exits 0", "status %#x", st);
+	return 0;
+}
+
+/*
+ * The child of case_signal: a send of SIG_LEN bytes nobody reads yet,
+ * interrupted by SIGALRM after 1 s, then "END <bytes it sent>\n" and
+ * SHUT_WR.  Exit 0, or 2 if the send failed otherwise than EINTR.
+ */
+static void __noreturn send_signalled(int fd)
+{
+	char mark[32];
+	ssize_t n;
+	size_t sent, off = 0;
+	int len;
+
+	alarm(1);
+	n = send(fd, large_tx, SIG_LEN, MSG_NOSIGNAL);
+	alarm(0);
+	if (n < 0 && errno != EINTR)
+		_exit(2);
+	sent = n > 0 ? n : 0;
+	signal(SIGALRM, SIG_DFL);
+	alarm(CASE_SECS);
+	len = snprintf(mark, sizeof(mark), "END %zu\n", sent);
+	while (off < (size_t)len) {
+		n = send(fd, mark + off, len - off, MSG_NOSIGNAL);
+		if (n <= 0)
+			_exit(1);
+		off += n;
+	}
+	shutdown(fd, SHUT_WR);
+	_exit(0);
+}
+
+/*
+ * A blocking send interrupted by a signal returns what went (or EINTR if
+ * nothing did), and exactly that reaches the reader: for SDP, a zero-copy
+ * advert cancelled before the sink read any of it.
+ */
+static int case_signal(void)
+{
+	size_t got = 0, i, end, sent;
+	int l, c, s, st;
+	char *mark;
+	pid_t pid;
+
+	if (pair(base_port + 17, &l, &c, &s))
+		return -1;
+	for (i = 0; i < SIG_LEN; i++)
+		large_tx[i] = pattern(i);
+	fflush(stdout);
+	pid = fork();
+	if (want_ok("fork", pid))
+		return -1;
+	if (!pid)
+		send_signalled(c);
+	case_child = pid;
+	drop(c);
+	sleep(2);
+	for (;;) {
+		ssize_t n;
+
+		if (got == sizeof(large_rx))
+			return failf("the stream ends", "more than %zu bytes",
+				     got);
+		if (wait_ev(s, POLLIN, WAIT_MS, "data to read") < 0)
+			return -1;
+		n = recv(s, large_rx + got, sizeof(large_rx) - got,
+			 MSG_DONTWAIT);
+		if (n == 0)
+			break;
+		if (n < 0 && errno != EAGAIN)
+			return want_ok("recv", n);
+		if (n > 0)
+			got += n;
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return want_ok("waitpid", -1);
+	case_child = 0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return failf("the sender exits 0 (send: a count or EINTR)",
+			     "status %#x", st);
+	/* the stream: pattern(0 .. sent - 1), then "END sent\n" */
+	for (end = got; end > 0 && large_rx[end - 1] != 'E'; end--)
+		;
+	if (end < 1 || got - end > 24 || large_rx[got - 1] != '\n')
+		return failf("the stream ends with END <n>", "%zu bytes", got);
+	large_rx[got - 1] = '\0';
+	mark = (char *)large_rx + end - 1;
+	if (sscanf(mark, "END %zu", &sent) != 1 || sent != end - 1)
+		return failf("as many bytes before END as send() returned",
+			     "%zu before \"%s\"", end - 1, mark);
+	for (i = 0; i < sent; i++)
+		if (large_rx[i] != pattern(i))
+			return failf("the bytes sent", "byte %zu differs", i);
+	printf("# signal: the interrupted send() sent %zu of %d bytes\n",
+	       sent, SIG_LEN);
+	return 0;
+}
+
 static int case_shutdown_wr(void)
 {
 	char buf[16];
@@ -1157,6 +1324,12 @@ static const struct {
 	{ "getsockname",
 	  "port-0 listener has ADDR and a port; unbound socket: its family, address 0, port 0",
 	  case_getsockname },
+	{ "large",
+	  "1 MiB in one send(), 1000 bytes peeked first, then MSG_WAITALL: the bytes sent",
+	  case_large },
+	{ "signal",
+	  "a send() nobody reads, interrupted: a count or EINTR, and exactly that arrives",
+	  case_signal },
 };
 
 static int run_errno(void)
@@ -1170,7 +1343,7 @@ static int run_errno(void)
 	sigaction(SIGPIPE, &sa, NULL);
 
 	printf("# sdp-sock errno: family %s, address %s, ports %u-%u\n",
-	       family_name, addr_arg, base_port, base_port + 15);
+	       family_name, addr_arg, base_port, base_port + 17);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		int ret;
 

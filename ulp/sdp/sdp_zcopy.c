@@ -132,12 +132,17 @@ static void sdp_zc_tx_unpin(struct sdp_sock *sdp)
  */
 void sdp_zc_conn_free(struct sdp_sock *sdp)
 {
-	if (!sdp->pd)
+	struct sdp_zc_rx *zr = &sdp->zc_rx;
+
+	/* sdp_zc_conn_alloc() never ran */
+	if (!sdp->pd || !sdp->zc_tx.reg_cqe.done)
 		return;
 	sdp_zc_tx_unpin(sdp);
 	spin_lock_bh(&sdp->lock);
 	sdp->zc_tx.done = true;
-	sdp->zc_rx.active = false;
+	if (zr->active)
+		sdp->rx_bytes -= zr->len - zr->done;
+	zr->active = false;
 	spin_unlock_bh(&sdp->lock);
 	complete_all(&sdp->zc_tx.answered);
 	if (sdp->zc_tx.mr)
