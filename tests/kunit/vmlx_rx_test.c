@@ -297,6 +297,22 @@ static int vrx_modify(struct ib_qp *qp, u32 dqpn, u16 dlid,
 	return ib_modify_qp(qp, &attr, mask);
 }
 
+/* What a QP of @type on side @i is made with, its own RQ included. */
+static void vrx_qp_init(struct vrx_ctx *ctx, unsigned int i,
+			enum ib_qp_type type, struct ib_qp_init_attr *init)
+{
+	memset(init, 0, sizeof(*init));
+	init->send_cq = ctx->scq[i];
+	init->recv_cq = ctx->rcq[i];
+	init->qp_type = type;
+	init->sq_sig_type = IB_SIGNAL_REQ_WR;
+	init->cap.max_send_wr = 16;
+	init->cap.max_recv_wr = 16;
+	init->cap.max_send_sge = 1;
+	init->cap.max_recv_sge = 1;
+	init->port_num = 1;
+}
+
 /*
  * A QP of @type on each side, connected to each other, with GRHs on the
  * path if @grh: each names the GID 0 of the other's port as its DGID.
@@ -312,16 +328,7 @@ static void vrx_connect(struct kunit *test, enum ib_qp_type type, bool grh)
 	int ret;
 
 	for (i = 0; i < 2; i++) {
-		memset(&init, 0, sizeof(init));
-		init.send_cq = ctx->scq[i];
-		init.recv_cq = ctx->rcq[i];
-		init.qp_type = type;
-		init.sq_sig_type = IB_SIGNAL_REQ_WR;
-		init.cap.max_send_wr = 16;
-		init.cap.max_recv_wr = 16;
-		init.cap.max_send_sge = 1;
-		init.cap.max_recv_sge = 1;
-		init.port_num = 1;
+		vrx_qp_init(ctx, i, type, &init);
 		qp = ib_create_qp(ctx->pd[i], &init);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
 		ctx->qp[i] = qp;
@@ -1509,22 +1516,14 @@ static void vmlx_rx_srq_last_wqe_test(struct kunit *test)
 	}
 
 	for (i = 0; i < 2; i++) {
-		memset(&init, 0, sizeof(init));
-		init.send_cq = ctx->scq[i];
-		init.recv_cq = ctx->rcq[i];
-		init.qp_type = IB_QPT_RC;
-		init.sq_sig_type = IB_SIGNAL_REQ_WR;
-		init.cap.max_send_wr = 16;
-		init.cap.max_send_sge = 1;
-		if (i) {
-			init.cap.max_recv_wr = 16;
-			init.cap.max_recv_sge = 1;
-		} else {
+		vrx_qp_init(ctx, i, IB_QPT_RC, &init);
+		if (!i) {
+			init.cap.max_recv_wr = 0;
+			init.cap.max_recv_sge = 0;
 			init.srq = srq;
 			init.event_handler = vrx_srq_qp_event;
 			init.qp_context = &last_wqe;
 		}
-		init.port_num = 1;
 		ctx->qp[i] = ib_create_qp(ctx->pd[i], &init);
 		if (IS_ERR(ctx->qp[i])) {
 			ctx->qp[i] = NULL;

@@ -530,6 +530,46 @@ static unsigned char pattern(size_t i)
 	return (unsigned char)(i * 7 + i / 251);
 }
 
+/* The len bytes at buf must be pattern(0 .. len - 1). */
+static int check_pattern(const unsigned char *buf, size_t len,
+			 const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (buf[i] != pattern(i))
+			return failf(what, "byte %zu differs", i);
+	return 0;
+}
+
+/* A child process running send_fn(fd), the case's to reap. */
+static pid_t start_sender(void (*send_fn)(int fd), int fd)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (want_ok("fork", pid))
+		return -1;
+	if (!pid)
+		send_fn(fd);
+	case_child = pid;
+	return pid;
+}
+
+/* The sender of start_sender() must have exited 0. */
+static int reap_sender(pid_t pid, const char *what)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return want_ok("waitpid", -1);
+	case_child = 0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return failf(what, "status %#x", st);
+	return 0;
+}
+
 /* --- errno mode: the cases --------------------------------------------- */
 
 static int case_refused(void)
@@ -735,7 +775,7 @@ static int case_data(void)
 {
 	static const char msg[] = "hello world";
 	char buf[64];
-	int l, c, s, n, st;
+	int l, c, s, n;
 	ssize_t got;
 	size_t i;
 	pid_t pid;
@@ -769,25 +809,14 @@ static int case_data(void)
 	for (i = 0; i < BIG_LEN; i++)
 		big_tx[i] = pattern(i);
 	memset(big_rx, 0, sizeof(big_rx));
-	fflush(stdout);
-	pid = fork();
-	if (want_ok("fork", pid))
+	pid = start_sender(send_big, c);
+	if (pid < 0)
 		return -1;
-	if (!pid)
-		send_big(c);
-	case_child = pid;
 	got = recv(s, big_rx, BIG_LEN, MSG_WAITALL);
-	if (want_val("recv(MSG_WAITALL)", got, BIG_LEN))
+	if (want_val("recv(MSG_WAITALL)", got, BIG_LEN) ||
+	    check_pattern(big_rx, BIG_LEN, "the bytes sent"))
 		return -1;
-	for (i = 0; i < BIG_LEN; i++)
-		if (big_rx[i] != pattern(i))
-			return failf("the bytes sent", "byte %zu differs", i);
-	if (waitpid(pid, &st, 0) != pid)
-		return want_ok("waitpid", -1);
-	case_child = 0;
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		return failf("the sender exits 0", "status %#x", st);
-	return 0;
+	return reap_sender(pid, "the sender exits 0");
 }
 
 static unsigned char large_tx[SIG_LEN], large_rx[SIG_LEN + 64];
@@ -816,7 +845,7 @@ static void __noreturn send_large(int fd)
  */
 static int case_large(void)
 {
-	int l, c, s, n, st;
+	int l, c, s, n;
 	ssize_t got;
 	size_t i;
 	pid_t pid;
@@ -826,35 +855,21 @@ static int case_large(void)
 	for (i = 0; i < LARGE_LEN; i++)
 		large_tx[i] = pattern(i);
 	memset(large_rx, 0, LARGE_LEN);
-	fflush(stdout);
-	pid = fork();
-	if (want_ok("fork", pid))
+	pid = start_sender(send_large, c);
+	if (pid < 0)
 		return -1;
-	if (!pid)
-		send_large(c);
-	case_child = pid;
 	n = inq_wait(s, LARGE_PEEK);
 	if (n < LARGE_PEEK)
 		return failf("FIONREAD of at least 1000", "%d", n);
 	if (want_val("recv(MSG_PEEK)",
-		     recv(s, large_rx, LARGE_PEEK, MSG_PEEK), LARGE_PEEK))
+		     recv(s, large_rx, LARGE_PEEK, MSG_PEEK), LARGE_PEEK) ||
+	    check_pattern(large_rx, LARGE_PEEK, "MSG_PEEK: the bytes sent"))
 		return -1;
-	for (i = 0; i < LARGE_PEEK; i++)
-		if (large_rx[i] != pattern(i))
-			return failf("MSG_PEEK: the bytes sent",
-				     "byte %zu differs", i);
 	got = recv(s, large_rx, LARGE_LEN, MSG_WAITALL);
-	if (want_val("recv(MSG_WAITALL)", got, LARGE_LEN))
+	if (want_val("recv(MSG_WAITALL)", got, LARGE_LEN) ||
+	    check_pattern(large_rx, LARGE_LEN, "the bytes sent"))
 		return -1;
-	for (i = 0; i < LARGE_LEN; i++)
-		if (large_rx[i] != pattern(i))
-			return failf("the bytes sent", "byte %zu differs", i);
-	if (waitpid(pid, &st, 0) != pid)
-		return want_ok("waitpid", -1);
-	case_child = 0;
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		return failf("the sender exits 0", "status %#x", st);
-	return 0;
+	return reap_sender(pid, "the sender exits 0");
 }
 
 /*
@@ -896,7 +911,7 @@ static void __noreturn send_signalled(int fd)
 static int case_signal(void)
 {
 	size_t got = 0, i, end, sent;
-	int l, c, s, st;
+	int l, c, s;
 	char *mark;
 	pid_t pid;
 
@@ -904,13 +919,9 @@ static int case_signal(void)
 		return -1;
 	for (i = 0; i < SIG_LEN; i++)
 		large_tx[i] = pattern(i);
-	fflush(stdout);
-	pid = fork();
-	if (want_ok("fork", pid))
+	pid = start_sender(send_signalled, c);
+	if (pid < 0)
 		return -1;
-	if (!pid)
-		send_signalled(c);
-	case_child = pid;
 	drop(c);
 	sleep(2);
 	for (;;) {
@@ -930,12 +941,8 @@ static int case_signal(void)
 		if (n > 0)
 			got += n;
 	}
-	if (waitpid(pid, &st, 0) != pid)
-		return want_ok("waitpid", -1);
-	case_child = 0;
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		return failf("the sender exits 0 (send: a count or EINTR)",
-			     "status %#x", st);
+	if (reap_sender(pid, "the sender exits 0 (send: a count or EINTR)"))
+		return -1;
 	/* the stream: pattern(0 .. sent - 1), then "END sent\n" */
 	for (end = got; end > 0 && large_rx[end - 1] != 'E'; end--)
 		;
@@ -946,9 +953,8 @@ static int case_signal(void)
 	if (sscanf(mark, "END %zu", &sent) != 1 || sent != end - 1)
 		return failf("as many bytes before END as send() returned",
 			     "%zu before \"%s\"", end - 1, mark);
-	for (i = 0; i < sent; i++)
-		if (large_rx[i] != pattern(i))
-			return failf("the bytes sent", "byte %zu differs", i);
+	if (check_pattern(large_rx, sent, "the bytes sent"))
+		return -1;
 	printf("# signal: the interrupted send() sent %zu of %d bytes\n",
 	       sent, SIG_LEN);
 	return 0;

@@ -160,6 +160,7 @@ struct sdp_srcah {
  * @reg_cqe: completion of the REG_MR
  * @inv_cqe: completion of the LOCAL_INV
  * @inv_done: the LOCAL_INV completed
+ * @inv_status: its status
  * @answered: @done was set (the sender's wait after a cancel)
  */
 struct sdp_zc_tx {
@@ -176,6 +177,7 @@ struct sdp_zc_tx {
 	struct ib_cqe reg_cqe;
 	struct ib_cqe inv_cqe;
 	struct completion inv_done;
+	enum ib_wc_status inv_status;
 	struct completion answered;
 };
 

@@ -59,6 +59,7 @@ static void sdp_zc_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct sdp_sock *sdp = container_of(wc->wr_cqe, struct sdp_sock,
 					    zc_tx.inv_cqe);
 
+	WRITE_ONCE(sdp->zc_tx.inv_status, wc->status);
 	complete(&sdp->zc_tx.inv_done);
 }
 
@@ -276,8 +277,10 @@ static void sdp_zc_tx_end(struct sdp_sock *sdp)
 		stop = ret != 0;
 	}
 	spin_unlock_bh(&sdp->lock);
-	if (!stop && !wait_for_completion_timeout(&zt->inv_done,
-						  SDP_ZC_TIMEOUT))
+	/* a flushed LOCAL_INV: the QP is in error already */
+	if (!stop && (!wait_for_completion_timeout(&zt->inv_done,
+						   SDP_ZC_TIMEOUT) ||
+		      READ_ONCE(zt->inv_status) != IB_WC_SUCCESS))
 		stop = true;
 	if (stop) {
 		/* an RC QP in error answers no READ: the pages are safe */
@@ -345,8 +348,8 @@ ssize_t sdp_zc_send(struct sdp_sock *sdp, struct msghdr *msg, size_t len,
 	struct sdp_zc_tx *zt = &sdp->zc_tx;
 	struct sock *sk = &sdp->sk;
 	struct sdp_buf *slot;
+	u32 read = 0;
 	ssize_t got;
-	u32 read;
 	int err;
 
 	spin_lock_bh(&sdp->lock);
