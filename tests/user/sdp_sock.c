@@ -10,7 +10,7 @@
  *
  *   sdp-sock errno -f tcp|sdp -a ADDR [-p PORT]
  *
- *	19 fixed cases, each a short sequence of socket calls against a
+ *	20 fixed cases, each a short sequence of socket calls against a
  *	listener of this process on ADDR (a local address; ports PORT to
  *	PORT+15, PORT 6100 by default), checked against what Linux TCP does.
  *	Output: "ok N - CASE: EXPECTED" or "not ok N - CASE: expected X, got
@@ -1020,6 +1020,70 @@ static int case_reset(void)
 			recv(c, buf, sizeof(buf), 0), ECONNRESET);
 }
 
+static long elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * SO_LINGER {1, 1} and a peer that reads nothing, its buffers full:
+ * close() waits its second for the end of the stream to be taken, and
+ * returns; once the peer reads, it gets all that was sent and then EOF.
+ */
+static int case_linger(void)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 1 };
+	static char chunk[65536];
+	size_t sent = 0, got = 0;
+	struct timespec t0;
+	int l, c, s;
+	long ms;
+
+	if (pair(base_port + 18, &l, &c, &s) || nonblock(c))
+		return -1;
+	memset(chunk, 'L', sizeof(chunk));
+	for (;;) {
+		ssize_t n = send(c, chunk, sizeof(chunk), MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n <= 0)
+			return want_ok("send until EAGAIN", n);
+		sent += n;
+		if (sent > 256u << 20)
+			return failf("EAGAIN before 256 MiB", "%zu sent", sent);
+	}
+	if (want_ok("SO_LINGER {1, 1}",
+		    setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg))))
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	drop(c);
+	ms = elapsed_ms(&t0);
+	if (ms < 800 || ms > 3000)
+		return failf("close() lingers about 1 s", "%ld ms", ms);
+	for (;;) {
+		ssize_t n;
+
+		if (wait_ev(s, POLLIN, WAIT_MS, "data or EOF") < 0)
+			return -1;
+		n = recv(s, chunk, sizeof(chunk), MSG_DONTWAIT);
+		if (n == 0)
+			break;
+		if (n < 0 && errno != EAGAIN)
+			return want_ok("recv to EOF", n);
+		if (n > 0)
+			got += n;
+	}
+	if (got != sent)
+		return failf("all that was sent, then EOF", "%zu of %zu bytes",
+			     got, sent);
+	return 0;
+}
+
 static int case_poll(void)
 {
 	char buf[4];
@@ -1336,6 +1400,9 @@ static const struct {
 	{ "signal",
 	  "a send() nobody reads, interrupted: a count or EINTR, and exactly that arrives",
 	  case_signal },
+	{ "linger",
+	  "SO_LINGER {1, 1}, the peer's buffers full: close() takes about 1 s; then all data and EOF",
+	  case_linger },
 };
 
 static int run_errno(void)
@@ -1349,7 +1416,7 @@ static int run_errno(void)
 	sigaction(SIGPIPE, &sa, NULL);
 
 	printf("# sdp-sock errno: family %s, address %s, ports %u-%u\n",
-	       family_name, addr_arg, base_port, base_port + 17);
+	       family_name, addr_arg, base_port, base_port + 18);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		int ret;
 

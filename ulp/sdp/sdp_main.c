@@ -774,11 +774,32 @@ static int sdp_shutdown(struct socket *sock, int how)
 	return ret;
 }
 
+/*
+ * SO_LINGER with a time: close() waits, at most that long and until a
+ * signal, for our DisConn to complete (all data before it is in the
+ * peer's buffers), as TCP's waits for its FIN to be acknowledged.
+ * Called and returns with the socket locked.
+ */
+static void sdp_linger_wait(struct sdp_sock *sdp)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &sdp->sk;
+	long timeo = sk->sk_lingertime;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (timeo && !signal_pending(current) &&
+	       !sk_wait_event(sk, &timeo, READ_ONCE(sdp->fin_done) ||
+			      READ_ONCE(sdp->qp_dead) || READ_ONCE(sk->sk_err),
+			      &wait))
+		;
+	remove_wait_queue(sk_sleep(sk), &wait);
+}
+
 static int sdp_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 	struct sdp_sock *sdp;
-	bool abort;
+	bool abort, linger = false;
 
 	if (!sk)
 		return 0;
@@ -797,6 +818,7 @@ static int sdp_release(struct socket *sock)
 		else if (!sdp->destroy_queued)
 			queue_delayed_work(sdp_wq, &sdp->close_work,
 					   SDP_CLOSE_TIMEOUT);
+		linger = sock_flag(sk, SOCK_LINGER) && !sdp->fin_done;
 	} else if (sdp->connected && !sdp->qp_dead) {
 		/* unread data or SO_LINGER 0: a reset, as TCP's RST */
 		sdp_reset_locked(sdp, ECONNRESET);
@@ -804,6 +826,8 @@ static int sdp_release(struct socket *sock)
 		sdp_queue_destroy(sdp);
 	}
 	spin_unlock_bh(&sdp->lock);
+	if (linger)
+		sdp_linger_wait(sdp);
 	sock_orphan(sk);
 	release_sock(sk);
 	sock->sk = NULL;
