@@ -204,7 +204,7 @@ sock=$(cd "$here/../user" && pwd)/sdp-sock
 for f in tcp sdp; do
 	out=$(nb timeout 300 "$sock" errno -f $f -a $B 2>&1)
 	tap_ok $? "sdp-sock errno -f $f: the cases of TCP's semantics ($(tail -n 1 <<<"$out"))"
-	grep -E '^not ok|timed out|^# signal' <<<"$out" | while IFS= read -r l; do
+	grep -E '^not ok|timed out|^# (signal|linger)' <<<"$out" | while IFS= read -r l; do
 		tap_diag "$l"
 	done
 done

@@ -1031,8 +1031,10 @@ static long elapsed_ms(const struct timespec *t0)
 
 /*
  * SO_LINGER {1, 1} and a peer that reads nothing, its buffers full:
- * close() waits its second for the end of the stream to be taken, and
- * returns; once the peer reads, it gets all that was sent and then EOF.
+ * close() returns within its second (TCP's waits for a FIN it cannot
+ * send yet; SDP's DisConn goes at once with the credit kept for control
+ * messages, all data being in the peer's buffers already); once the
+ * peer reads, it gets all that was sent and then EOF.
  */
 static int case_linger(void)
 {
@@ -1063,8 +1065,9 @@ static int case_linger(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	drop(c);
 	ms = elapsed_ms(&t0);
-	if (ms < 800 || ms > 3000)
-		return failf("close() lingers about 1 s", "%ld ms", ms);
+	if (ms > 1500)
+		return failf("close() lingers at most 1 s", "%ld ms", ms);
+	printf("# linger: close() took %ld ms\n", ms);
 	for (;;) {
 		ssize_t n;
 
@@ -1401,7 +1404,7 @@ static const struct {
 	  "a send() nobody reads, interrupted: a count or EINTR, and exactly that arrives",
 	  case_signal },
 	{ "linger",
-	  "SO_LINGER {1, 1}, the peer's buffers full: close() takes about 1 s; then all data and EOF",
+	  "SO_LINGER {1, 1}, the peer's buffers full: close() within 1 s; then all data and EOF",
 	  case_linger },
 };
 
