@@ -1392,7 +1392,6 @@ void ipoib_cm_dev_stop(struct ipoib_dev_priv *priv)
 	struct ib_cm_id *listen_id;
 	unsigned long flags;
 	unsigned int n_rx;
-	bool napi_on;
 
 	mutex_lock(&cm->mutex);
 	if (!cm->running)
@@ -1424,25 +1423,13 @@ void ipoib_cm_dev_stop(struct ipoib_dev_priv *priv)
 		netdev_warn(priv->dev, "%u passive connections left\n", n_rx);
 
 	/*
-	 * Every QP on the SRQ is gone; what they completed before (all of
-	 * it, unless the drain above timed out) is taken before the ring
-	 * it names goes.
+	 * Every QP on the SRQ is gone, and the reaper took what each
+	 * completed up to its Last WQE Reached event: nothing names the
+	 * ring any more.
 	 */
-	napi_on = test_bit(IPOIB_FLAG_INITIALIZED, &priv->flags);
-	if (napi_on) {
-		napi_disable(&priv->recv_napi);
-		napi_disable(&priv->send_napi);
-		ipoib_sweep_cqs(priv);
-	}
 	ib_destroy_srq(cm->srq);
 	cm->srq = NULL;
 	ipoib_cm_free_ring(priv);
-	if (napi_on) {
-		napi_enable(&priv->recv_napi);
-		napi_enable(&priv->send_napi);
-		napi_schedule(&priv->recv_napi);
-		napi_schedule(&priv->send_napi);
-	}
 	netdev_dbg(priv->dev, "connected mode stopped\n");
 out:
 	mutex_unlock(&cm->mutex);
