@@ -48,10 +48,11 @@
  *   vmlx_comp.c     completer: ACKs, read responses, retries, completions
  *   vmlx_resp.c     responder: requests from the wire, ACK/NAK generation
  *
- * Concurrency: everything the transport does for one QP runs in that QP's
- * work item (vmlx_qp_work()) under vmlx_qp.lock, so the requester, the
- * completer and the responder of a QP never race; different QPs run in
- * parallel.  Packets reach a QP through its rx_queue; posters reach it
+ * Concurrency: everything the transport does for one QP runs under
+ * vmlx_qp.lock, in that QP's work item (vmlx_qp_work()) or in the worker
+ * of a QP that just sent to it (vmlx_qp_hand_off()), so the requester,
+ * the completer and the responder of a QP never race; different QPs run
+ * in parallel.  Packets reach a QP through its rx_queue; posters reach it
  * through its rings and vmlx_qp_kick().
  */
 #ifndef VMLX_H
@@ -419,6 +420,7 @@ enum vmlx_prof_stage {
 	VMLX_PROF_RESP_PKT,
 	VMLX_PROF_COMP_PKT,
 	VMLX_PROF_CQ_HANDLER,
+	VMLX_PROF_HANDOFF,
 	VMLX_PROF_NR
 };
 
@@ -1054,6 +1056,9 @@ struct vmlx_resp {
  * @work: the QP's work item, which runs the transport
  * @prof_kicked: when @work was last queued, while the profile is on
  *	(vmlx_prof.c); 0 once a run has taken it
+ * @handoff: a QP the current run of @work sent packets to, referenced,
+ *	that it runs itself at its end (vmlx_qp_hand_off()); only the
+ *	thread running @work touches it
  * @req: requester state
  * @comp: completer state
  * @resp: responder state
@@ -1080,6 +1085,7 @@ struct vmlx_qp {
 	struct sk_buff_head	rx_queue;
 	struct work_struct	work;
 	u64			prof_kicked;
+	struct vmlx_qp		*handoff;
 	struct vmlx_req		req;
 	struct vmlx_comp	comp;
 	struct vmlx_resp	resp;

@@ -45,6 +45,7 @@ static const char * const vmlx_prof_names[VMLX_PROF_NR] = {
 	[VMLX_PROF_RESP_PKT]	= "resp_packet",
 	[VMLX_PROF_COMP_PKT]	= "comp_packet",
 	[VMLX_PROF_CQ_HANDLER]	= "cq_handler",
+	[VMLX_PROF_HANDOFF]	= "handoff",
 };
 
 static const char * const vmlx_prof_help[VMLX_PROF_NR] = {
@@ -57,6 +58,7 @@ static const char * const vmlx_prof_help[VMLX_PROF_NR] = {
 	[VMLX_PROF_RESP_PKT]	= "the responder handles a request",
 	[VMLX_PROF_COMP_PKT]	= "the completer handles a response or ACK",
 	[VMLX_PROF_CQ_HANDLER]	= "a consumer's CQ event handler",
+	[VMLX_PROF_HANDOFF]	= "a QP run by the worker of a QP that sent to it",
 };
 
 /**

@@ -3,11 +3,13 @@
  * vmlx queue pairs: creation and destruction, state changes, posting work
  * requests, and the per-QP work item that runs the transport.
  *
- * The work item (vmlx_qp_work()) is the only place the requester, the
- * completer and the responder of a QP run, with qp->lock held, so they
- * never race with each other or with a state change.  Posters only touch
- * the rings, under the ring's spinlock, and kick the work item; packets
- * arrive on rx_queue and kick it too.
+ * The requester, the completer and the responder of a QP run only with
+ * qp->lock held, in the QP's work item (vmlx_qp_work()) or, for a QP
+ * that packets of another QP's run went to, in that run's worker once it
+ * let go of its own QP (vmlx_qp_hand_off()), so they never race with
+ * each other or with a state change.  Posters only touch the rings,
+ * under the ring's spinlock, and kick the work item; packets arrive on
+ * rx_queue and kick it too, or are handed to the sending worker.
  *
  * User QPs: the process writes WQEs straight into the rings, mapped into
  * it, and owns their producer indexes; post_send without WRs is its
@@ -22,6 +24,7 @@
  * frees the QP, without a grace period, as soon as destroy returns.)
  */
 #include <linux/export.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -32,6 +35,16 @@
 
 /* Packets the work item handles before it gives the CPU to others. */
 #define VMLX_QP_WORK_BUDGET	256
+
+/* Packets queued for a QP beyond which a sender no longer runs it. */
+#define VMLX_QP_HANDOFF_MAX	32
+
+static bool vmlx_qp_hand_off(struct vmlx_qp *qp);
+
+static bool handoff = true;
+module_param(handoff, bool, 0644);
+MODULE_PARM_DESC(handoff,
+		 "a QP's worker runs the QP its packets went to (default: on)");
 
 /**
  * vmlx_qp_pkey() - the P_Key a QP sends with
@@ -126,7 +139,8 @@ void vmlx_qp_rx(struct vmlx_qp *qp, struct sk_buff *skb)
 	/* the arrival time, for the profile; 0 while it is off */
 	skb->tstamp = vmlx_prof_now();
 	skb_queue_tail(&qp->rx_queue, skb);
-	vmlx_qp_kick(qp);
+	if (!vmlx_qp_hand_off(qp))
+		vmlx_qp_kick(qp);
 }
 
 /**
@@ -515,56 +529,127 @@ static void vmlx_qp_dispatch(struct vmlx_qp *qp, struct sk_buff *skb)
 	}
 }
 
-static void vmlx_qp_work(struct work_struct *work)
+/* Run the transport of @qp until it is idle or @budget is spent. */
+static void vmlx_qp_process(struct vmlx_qp *qp, unsigned int *budget)
 {
-	struct vmlx_qp *qp = container_of(work, struct vmlx_qp, work);
-	unsigned int budget = VMLX_QP_WORK_BUDGET;
-	u64 start = vmlx_prof_now();
 	struct sk_buff *skb;
 	bool progress;
 
-	if (start) {
-		vmlx_prof_end(VMLX_PROF_WAKEUP, READ_ONCE(qp->prof_kicked));
-		WRITE_ONCE(qp->prof_kicked, 0);
-	}
-	mutex_lock(&qp->lock);
+	lockdep_assert_held(&qp->lock);
 	do {
 		progress = false;
 		if (qp->dying)
 			break;
-		while (budget && (skb = skb_dequeue(&qp->rx_queue))) {
+		while (*budget && (skb = skb_dequeue(&qp->rx_queue))) {
 			vmlx_qp_dispatch(qp, skb);
-			budget--;
+			(*budget)--;
 			progress = true;
 		}
 		if (qp->state == IB_QPS_ERR) {
 			skb_queue_purge(&qp->rx_queue);
-			vmlx_sq_flush(qp, &budget);
-			vmlx_rq_flush(qp, &budget);
+			vmlx_sq_flush(qp, budget);
+			vmlx_rq_flush(qp, budget);
 			/* a pass cut short goes on in the next run */
 			if (qp->req.flush_left || qp->resp.flush_left)
-				budget = 0;
+				*budget = 0;
 			break;
 		}
 		if (qp->state == IB_QPS_RESET)
 			break;
-		progress |= vmlx_resp_run(qp, &budget);
+		progress |= vmlx_resp_run(qp, budget);
 		progress |= vmlx_comp_run(qp);
 		progress |= vmlx_sq_retire_done(qp);
 		if (qp->state == IB_QPS_ERR)
 			continue;
 		if (vmlx_req_run(qp)) {
 			progress = true;
-			if (budget)
-				budget--;
+			if (*budget)
+				(*budget)--;
 		}
 		progress |= vmlx_sq_retire_done(qp);
-	} while (progress && budget);
+	} while (progress && *budget);
+}
+
+/*
+ * Run the QPs the packets of this run went to (vmlx_qp_hand_off()), in
+ * this worker, with what is left of its budget.  A QP whose lock is
+ * taken (its own work item, a state change) or that is left with work
+ * is queued as usual.
+ */
+static void vmlx_qp_run_handoffs(struct vmlx_qp *self, unsigned int budget)
+{
+	struct vmlx_qp *qp;
+	u64 start;
+
+	while ((qp = self->handoff)) {
+		self->handoff = NULL;
+		if (budget && mutex_trylock(&qp->lock)) {
+			start = vmlx_prof_now();
+			vmlx_qp_process(qp, &budget);
+			mutex_unlock(&qp->lock);
+			vmlx_prof_end(VMLX_PROF_HANDOFF, start);
+			if (!budget)
+				vmlx_qp_kick(qp);
+		} else {
+			vmlx_qp_kick(qp);
+		}
+		vmlx_qp_put(qp);
+	}
+}
+
+static void vmlx_qp_work(struct work_struct *work)
+{
+	struct vmlx_qp *qp = container_of(work, struct vmlx_qp, work);
+	unsigned int budget = VMLX_QP_WORK_BUDGET;
+	u64 start = vmlx_prof_now();
+
+	if (start) {
+		vmlx_prof_end(VMLX_PROF_WAKEUP, READ_ONCE(qp->prof_kicked));
+		WRITE_ONCE(qp->prof_kicked, 0);
+	}
+	mutex_lock(&qp->lock);
+	vmlx_qp_process(qp, &budget);
 	mutex_unlock(&qp->lock);
 	vmlx_prof_end(VMLX_PROF_WORK, start);
 	/* out of budget with work left: go to the back of the queue */
 	if (!budget)
 		vmlx_qp_kick(qp);
+	vmlx_qp_run_handoffs(qp, budget);
+}
+
+/**
+ * vmlx_qp_hand_off() - let the running work item run a QP that a packet
+ *	of its own was just queued for
+ * @qp: the QP the packet is for, referenced by the caller
+ *
+ * A packet sent from a QP's work item goes to its destination's queue;
+ * waking the destination's work item costs more than the packet's
+ * handling (Documentation/performance.rst).  Instead the sending work
+ * item, once it has let go of its own QP, runs the destination itself
+ * if that QP's lock is free (vmlx_qp_run_handoffs()), one destination
+ * per run.  Only the thread that runs a work item touches its
+ * @handoff, so it needs no lock; the reference taken here keeps @qp
+ * until that run is over.
+ *
+ * Context: the fabric's delivery, in any context.
+ * Return: true if the running work item will run @qp.
+ */
+static bool vmlx_qp_hand_off(struct vmlx_qp *qp)
+{
+	struct work_struct *work = current_work();
+	struct vmlx_qp *self;
+
+	if (!READ_ONCE(handoff) || !work || work->func != vmlx_qp_work)
+		return false;
+	/* many packets waiting: the QP's own worker takes them in parallel */
+	if (skb_queue_len(&qp->rx_queue) > VMLX_QP_HANDOFF_MAX)
+		return false;
+	self = container_of(work, struct vmlx_qp, work);
+	if (self->handoff)
+		return self->handoff == qp;
+	refcount_inc(&qp->refs);
+	self->handoff = qp;
+	return true;
 }
 
 /* ------------------------------------------------------------------ */

@@ -23,7 +23,8 @@ except (KeyError, ValueError, OSError):
 
 # bench_guest NAME SECS VM-RUN-OPTION...: boot a guest with the options
 # and run tests/bench/NAME-scenario.sh SECS in it, its TAP output on
-# stderr; print its three "result:" lines.  Fails, saying so, if the run
+# stderr; print its "result:" lines, of which there must be
+# $BENCH_LINES (3 if unset).  Fails, saying so, if the run
 # failed or a figure is missing ("?").  Other QEMU guests on the host
 # during the run make the figures worse: that is said too.
 bench_guest() {
@@ -43,7 +44,8 @@ bench_guest() {
 	fi
 	lines=$(sed -n 's/^# result: //p' "$out")
 	rm -f "$out"
-	if [[ $rc -ne 0 || $(wc -l <<<"$lines") -ne 3 || $lines == *\?* ]]; then
+	if [[ $rc -ne 0 || $(wc -l <<<"$lines") -ne ${BENCH_LINES:-3} ||
+	      $lines == *\?* ]]; then
 		echo "$name: the benchmark run failed (status $rc)" >&2
 		return 1
 	fi
