@@ -49,10 +49,10 @@
  *   vmlx_resp.c     responder: requests from the wire, ACK/NAK generation
  *
  * Concurrency: everything the transport does for one QP runs under
- * vmlx_qp.lock, in that QP's work item (vmlx_qp_work()) or in the worker
- * of a QP that just sent to it (vmlx_qp_hand_off()), so the requester,
- * the completer and the responder of a QP never race; different QPs run
- * in parallel.  Packets reach a QP through its rx_queue; posters reach it
+ * vmlx_qp.lock, in that QP's work item (vmlx_qp_work()), at its doorbell,
+ * or in the thread of a QP that just sent to it (vmlx_qp_hand_off()), so
+ * the requester, the completer and the responder of a QP never race;
+ * different QPs run in parallel.  Packets reach a QP through its rx_queue; posters reach it
  * through its rings and vmlx_qp_kick().
  */
 #ifndef VMLX_H

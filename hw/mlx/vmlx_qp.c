@@ -4,12 +4,13 @@
  * requests, and the per-QP work item that runs the transport.
  *
  * The requester, the completer and the responder of a QP run only with
- * qp->lock held, in the QP's work item (vmlx_qp_work()) or, for a QP
- * that packets of another QP's run went to, in that run's worker once it
- * let go of its own QP (vmlx_qp_hand_off()), so they never race with
- * each other or with a state change.  Posters only touch the rings,
+ * qp->lock held, so they never race with each other or with a state
+ * change: in the QP's work item (vmlx_qp_work()), at a user QP's
+ * doorbell for a few packets (vmlx_qp_doorbell_run()), or, for a QP that
+ * packets of such a run went to, in the same thread once it let go of
+ * its own QP (vmlx_qp_hand_off()).  Kernel posters only touch the rings,
  * under the ring's spinlock, and kick the work item; packets arrive on
- * rx_queue and kick it too, or are handed to the sending worker.
+ * rx_queue and kick it too, or are handed to the sending thread.
  *
  * User QPs: the process writes WQEs straight into the rings, mapped into
  * it, and owns their producer indexes; post_send without WRs is its
@@ -44,7 +45,7 @@ static bool vmlx_qp_hand_off(struct vmlx_qp *qp);
 static bool handoff = true;
 module_param(handoff, bool, 0644);
 MODULE_PARM_DESC(handoff,
-		 "a QP's worker runs the QP its packets went to (default: on)");
+		 "a doorbell runs its QP, and a QP's run the QP its packets went to, in the same thread (default: on)");
 
 /**
  * vmlx_qp_pkey() - the P_Key a QP sends with
@@ -572,17 +573,18 @@ static void vmlx_qp_process(struct vmlx_qp *qp, unsigned int *budget)
 
 /*
  * Run the QPs the packets of this run went to (vmlx_qp_hand_off()), in
- * this worker, with what is left of its budget.  A QP whose lock is
+ * this thread, with what is left of its budget.  A QP whose lock is
  * taken (its own work item, a state change) or that is left with work
  * is queued as usual.
  */
-static void vmlx_qp_run_handoffs(struct vmlx_qp *self, unsigned int budget)
+static void vmlx_qp_run_handoffs(struct vmlx_qp **handoff_qp,
+				 unsigned int budget)
 {
 	struct vmlx_qp *qp;
 	u64 start;
 
-	while ((qp = self->handoff)) {
-		self->handoff = NULL;
+	while ((qp = *handoff_qp)) {
+		*handoff_qp = NULL;
 		if (budget && mutex_trylock(&qp->lock)) {
 			start = vmlx_prof_now();
 			vmlx_qp_process(qp, &budget);
@@ -614,42 +616,120 @@ static void vmlx_qp_work(struct work_struct *work)
 	/* out of budget with work left: go to the back of the queue */
 	if (!budget)
 		vmlx_qp_kick(qp);
-	vmlx_qp_run_handoffs(qp, budget);
+	vmlx_qp_run_handoffs(&qp->handoff, budget);
+}
+
+/*
+ * A process that rings a user QP's doorbell runs the QP's transport
+ * itself for a few packets, and what they go to, rather than wake the
+ * work item.  Such a run is found by vmlx_qp_hand_off() through a slot
+ * of its CPU, claimed with the task's pointer while the task may not
+ * migrate; only that task reads or writes the slot's @handoff.
+ */
+#define VMLX_DOORBELL_RUNS	4
+#define VMLX_DOORBELL_BUDGET	16
+
+struct vmlx_doorbell_run {
+	struct task_struct	*task;
+	struct vmlx_qp		*handoff;
+};
+
+static DEFINE_PER_CPU(struct vmlx_doorbell_run [VMLX_DOORBELL_RUNS],
+		      vmlx_doorbell_runs);
+
+static struct vmlx_doorbell_run *vmlx_doorbell_begin(void)
+{
+	struct vmlx_doorbell_run *runs;
+	unsigned int i;
+
+	migrate_disable();
+	runs = this_cpu_ptr(vmlx_doorbell_runs);
+	for (i = 0; i < VMLX_DOORBELL_RUNS; i++)
+		if (!cmpxchg(&runs[i].task, NULL, current))
+			return &runs[i];
+	migrate_enable();
+	return NULL;
+}
+
+static void vmlx_doorbell_end(struct vmlx_doorbell_run *run)
+{
+	WRITE_ONCE(run->task, NULL);
+	migrate_enable();
+}
+
+/* The handoff slot of the run the current task is in, or NULL. */
+static struct vmlx_qp **vmlx_run_handoff(void)
+{
+	struct work_struct *work = current_work();
+	struct vmlx_doorbell_run *runs;
+	unsigned int i;
+
+	if (!in_task())
+		return NULL;
+	if (work && work->func == vmlx_qp_work)
+		return &container_of(work, struct vmlx_qp, work)->handoff;
+	/* a task that claimed a slot does not migrate until it lets it go */
+	runs = raw_cpu_ptr(vmlx_doorbell_runs);
+	for (i = 0; i < VMLX_DOORBELL_RUNS; i++)
+		if (READ_ONCE(runs[i].task) == current)
+			return &runs[i].handoff;
+	return NULL;
 }
 
 /**
- * vmlx_qp_hand_off() - let the running work item run a QP that a packet
- *	of its own was just queued for
+ * vmlx_qp_hand_off() - let the running thread run a QP that a packet of
+ *	its own was just queued for
  * @qp: the QP the packet is for, referenced by the caller
  *
- * A packet sent from a QP's work item goes to its destination's queue;
- * waking the destination's work item costs more than the packet's
- * handling (Documentation/performance.rst).  Instead the sending work
- * item, once it has let go of its own QP, runs the destination itself
- * if that QP's lock is free (vmlx_qp_run_handoffs()), one destination
- * per run.  Only the thread that runs a work item touches its
- * @handoff, so it needs no lock; the reference taken here keeps @qp
- * until that run is over.
+ * A packet sent from a QP's work item (or its doorbell) goes to its
+ * destination's queue; waking the destination's work item costs more
+ * than the packet's handling (Documentation/performance.rst).  Instead
+ * the sending thread, once it has let go of its own QP, runs the
+ * destination itself if that QP's lock is free (vmlx_qp_run_handoffs()),
+ * one destination per run.  The reference taken here keeps @qp until
+ * that run is over.
  *
  * Context: the fabric's delivery, in any context.
- * Return: true if the running work item will run @qp.
+ * Return: true if the running thread will run @qp.
  */
 static bool vmlx_qp_hand_off(struct vmlx_qp *qp)
 {
-	struct work_struct *work = current_work();
-	struct vmlx_qp *self;
+	struct vmlx_qp **slot;
 
-	if (!READ_ONCE(handoff) || !work || work->func != vmlx_qp_work)
+	if (!READ_ONCE(handoff))
 		return false;
 	/* many packets waiting: the QP's own worker takes them in parallel */
 	if (skb_queue_len(&qp->rx_queue) > VMLX_QP_HANDOFF_MAX)
 		return false;
-	self = container_of(work, struct vmlx_qp, work);
-	if (self->handoff)
-		return self->handoff == qp;
+	slot = vmlx_run_handoff();
+	if (!slot)
+		return false;
+	if (*slot)
+		return *slot == qp;
 	refcount_inc(&qp->refs);
-	self->handoff = qp;
+	*slot = qp;
 	return true;
+}
+
+/* The doorbell of a user QP, whose WQEs were fetched: qp->lock held. */
+static void vmlx_qp_doorbell_run(struct vmlx_qp *qp)
+{
+	unsigned int budget = VMLX_DOORBELL_BUDGET;
+	struct vmlx_doorbell_run *run = NULL;
+
+	if (READ_ONCE(handoff))
+		run = vmlx_doorbell_begin();
+	if (!run) {
+		mutex_unlock(&qp->lock);
+		vmlx_qp_kick(qp);
+		return;
+	}
+	vmlx_qp_process(qp, &budget);
+	mutex_unlock(&qp->lock);
+	if (!budget)
+		vmlx_qp_kick(qp);
+	vmlx_qp_run_handoffs(&run->handoff, budget);
+	vmlx_doorbell_end(run);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1422,8 +1502,7 @@ int vmlx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		mutex_lock(&qp->lock);
 		while (!qp->dying && vmlx_sq_fetch(qp))
 			;
-		mutex_unlock(&qp->lock);
-		vmlx_qp_kick(qp);
+		vmlx_qp_doorbell_run(qp);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->sq.lock, flags);

@@ -97,6 +97,32 @@ for prog in ib_write_lat ib_read_lat ib_send_lat; do
 	perftest "$prog" 5
 done
 
+# --- the transport runs in the posting threads ----------------------------
+# A doorbell runs its QP's transport, and the QP its packets go to, in
+# the caller (vmlx_qp_hand_off()): an 8-byte ib_send_lat of 200
+# iterations then wakes a work item for few of its 400 messages.  With
+# vmlx's handoff parameter off every message wakes one.
+prof=/sys/kernel/debug/vmlx/profile
+stage() {	# stage count in the profile
+	awk -v s="$1" '$1 == s { print $2 }' "$prof"
+}
+lat_kicks() {	# run ib_send_lat with the profile on; "kicks handoffs"
+	echo 1 >"$prof"
+	perftest_run ib_send_lat 5 || true
+	echo 0 >"$prof"
+	echo "$(stage kick) $(stage handoff)"
+}
+read -r kicks handoffs < <(lat_kicks)
+tap_diag "ib_send_lat, handoff on: $kicks work items woken, $handoffs QP runs handed off"
+tap_ok "$( ((kicks < 100 && handoffs >= 400)); echo $?)" \
+	"ib_send_lat: the doorbells ran the transport (< 100 wake-ups for 400 messages)"
+echo 0 >/sys/module/vmlx/parameters/handoff
+read -r kicks handoffs < <(lat_kicks)
+echo 1 >/sys/module/vmlx/parameters/handoff
+tap_diag "ib_send_lat, handoff off: $kicks work items woken, $handoffs QP runs handed off"
+tap_ok "$( ((kicks >= 400 && handoffs == 0)); echo $?)" \
+	"ib_send_lat with handoff=0: a wake-up per message, nothing handed off"
+
 tap_is "rdma res: no user QP left" \
 	"$(rdma res show qp 2>/dev/null | grep -v 'comm \[' | grep -c 'lqpn')" "0"
 
