@@ -11,10 +11,10 @@
 #   make test             install what is missing, then every test platform
 #   make user             the userspace test programs (tests/user, libibverbs)
 #   make demo             boot a VM, load the stack, show it
-#   make bench            boot VMs, measure RC WRITE from kernel and user,
+#   make bench            boot VMs, measure vmlx against memcpy and soft-RoCE,
 #                         IPoIB against veth, rsockets and cmtime against
 #                         TCP over IPoIB, SRP against tcm_loop, SDP
-#                         against TCP over IPoIB and veth
+#                         against TCP over IPoIB and veth; one table
 #   make modules_install  install into /lib/modules/$(KVER)/updates
 #   make install          modules_install, libsdp.so into $(PREFIX)/lib and,
 #                         unless there is one, $(SYSCONFDIR)/libsdp.conf
@@ -87,11 +87,7 @@ shell: deps
 
 # Not part of test: tests/bench/README.rst.
 bench: modules libsdp
-	+tests/bench/vmlx-bench.sh
-	+tests/bench/ipoib-bench.sh
-	+tests/bench/rdma-cm-bench.sh
-	+tests/bench/srp-bench.sh
-	+tests/bench/sdp-bench.sh
+	+tests/bench/all.sh
 
 modules_install: have-kdir
 	+$(KMAKE) INSTALL_MOD_DIR=updates modules_install
