@@ -425,10 +425,12 @@ struct ipoib_mcast {
  * struct ipoib_rx_buf - one receive buffer
  * @skb: the buffer
  * @mapping: its DMA address
+ * @posted: on the receive queue, its completion still to come
  */
 struct ipoib_rx_buf {
 	struct sk_buff	*skb;
 	u64		mapping;
+	bool		posted;
 };
 
 /**

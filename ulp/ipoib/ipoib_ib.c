@@ -238,6 +238,7 @@ static void ipoib_free_rx_buf(struct ipoib_dev_priv *priv, unsigned int id)
 			    DMA_FROM_DEVICE);
 	dev_kfree_skb_any(buf->skb);
 	buf->skb = NULL;
+	buf->posted = false;
 }
 
 static int ipoib_post_rx(struct ipoib_dev_priv *priv, unsigned int id)
@@ -256,9 +257,13 @@ static int ipoib_post_rx(struct ipoib_dev_priv *priv, unsigned int id)
 
 	ib_dma_sync_single_for_device(priv->ca, sge.addr, sge.length,
 				      DMA_FROM_DEVICE);
+	/* before the post: the completion may be polled before it returns */
+	priv->rx_ring[id].posted = true;
 	ret = ib_post_recv(priv->qp, &wr, NULL);
-	if (ret)
+	if (ret) {
+		priv->rx_ring[id].posted = false;
 		ipoib_free_rx_buf(priv, id);
+	}
 	return ret;
 }
 
@@ -331,8 +336,14 @@ static void ipoib_rx_completion(struct ipoib_dev_priv *priv, struct ib_wc *wc)
 	__be16 proto;
 	u8 pkt_type;
 
-	if (WARN_ON_ONCE(id >= priv->rx_size || !priv->rx_ring[id].skb))
+	/*
+	 * A second completion of one posted buffer would pass the same skb
+	 * up twice, or one that is on the receive queue again.
+	 */
+	if (WARN_ON_ONCE(id >= priv->rx_size || !priv->rx_ring[id].skb ||
+			 !priv->rx_ring[id].posted))
 		return;
+	priv->rx_ring[id].posted = false;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS ||
 		     test_bit(IPOIB_FLAG_DRAINING, &priv->flags))) {
