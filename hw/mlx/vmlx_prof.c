@@ -58,7 +58,7 @@ static const char * const vmlx_prof_help[VMLX_PROF_NR] = {
 	[VMLX_PROF_RESP_PKT]	= "the responder handles a request",
 	[VMLX_PROF_COMP_PKT]	= "the completer handles a response or ACK",
 	[VMLX_PROF_CQ_HANDLER]	= "a consumer's CQ event handler",
-	[VMLX_PROF_HANDOFF]	= "a QP run by the worker of a QP that sent to it",
+	[VMLX_PROF_HANDOFF]	= "a QP run by a doorbell or by the run of a QP that sent to it",
 };
 
 /**
