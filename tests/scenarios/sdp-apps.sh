@@ -80,9 +80,9 @@ tap_check "modprobe ib_sdp" modprobe ib_sdp
 ab_fabric $A $B
 na ping -c 2 -W 5 $B >/dev/null 2>&1
 res_before=$(rdma res show 2>&1)
-tap_is "/proc/net/sdpstats in b: all eight counters, zero" \
+tap_is "/proc/net/sdpstats in b: all twelve counters, zero" \
 	"$(nb cat /proc/net/sdpstats 2>&1 | awk '{ print $1 "=" $2 }' | xargs)" \
-	"ActiveOpens=0 PassiveOpens=0 AttemptFails=0 Resets=0 TxBcopyBytes=0 RxBcopyBytes=0 TxZcopyBytes=0 RxZcopyBytes=0"
+	"ActiveOpens=0 PassiveOpens=0 AttemptFails=0 Resets=0 TxBcopyBytes=0 RxBcopyBytes=0 TxZcopyBytes=0 RxZcopyBytes=0 KeepaliveProbes=0 KeepaliveTimeouts=0 AbortsSent=0 AbortsReceived=0"
 
 mkdir "$run/www"
 head -c 16M /dev/urandom >"$run/www/16M"

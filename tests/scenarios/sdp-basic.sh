@@ -9,7 +9,8 @@
 #  - nc.traditional moving a 1 MiB and a 64 MiB random file each way
 #    (buffered copy) and socat moving 64 MiB in 1 MiB writes and reads
 #    (zero copy: the RDMA READ counters of both ends grow by what went)
-#    and 1 MiB over IPv6: the same sha256;
+#    and 1 MiB over IPv6: the same sha256; socat moving a 1 GiB stream,
+#    hashed at both ends, all of it over SDP and most by RDMA READ;
 #  - iperf3 -P 4 -t 5: a non-zero rate, while /proc/net/sdp in b lists
 #    the connections with their bytes (not TCP: ss lists no TCP
 #    connection to the port);
@@ -20,12 +21,14 @@
 #    copy;
 #  - sdp-sock errno: TCP's socket semantics (errnos, poll, epoll, options,
 #    shutdown, reset, MSG_PEEK/WAITALL/DONTWAIT, FIONREAD), checked for
-#    TCP and for SDP; sdp-sock fuzz: 5000 random socket calls on SDP
-#    sockets, its seed printed;
+#    TCP and for SDP, SDP's abortive closes sending AbortConn; sdp-sock
+#    fuzz: 5000 random socket calls on SDP sockets, its seed printed;
+#  - SO_KEEPALIVE with TCP_KEEPIDLE 1: probes answered while b is idle;
+#    b's port made to drop everything: a's recv() fails with ETIMEDOUT;
 #  - rmmod ib_sdp refused while a listener is open, done after; no
 #    cm_id left and rdma res as before the SDP traffic.
 #
-# vm-run-options: --smp 2 --timeout 600
+# vm-run-options: --smp 2 --timeout 900
 set -u
 here=$(dirname "$0")
 . "$here/../vm/tap.sh"
@@ -122,6 +125,55 @@ tap_ok "$((tx < 48 * 1048576))" \
 	"socat 64M: at least 48 MiB read by RDMA from a (TxZcopyBytes +$tx)"
 tap_is "socat 64M: b read by RDMA what a offered (RxZcopyBytes)" "$rx" "$tx"
 
+# --- socat, 1 GiB --------------------------------------------------------------
+# The guest has no room for a 1 GiB file, so the gigabyte is a stream: a
+# random block of 1048573 bytes (not a divisor of the 1 MiB writes, so
+# chunks swapped or repeated change the sum) over and over, hashed as it
+# is written (into a pipe of 1 MiB, so that socat reads, and sends, 1 MiB
+# at a time) and as it is read.
+gib=1073741824
+head -c 1048573 /dev/urandom >"$run/blk"
+gen() {
+	python3 -c '
+import fcntl, hashlib, sys
+blk = open(sys.argv[1], "rb").read()
+data = memoryview(blk * 3)
+out = sys.stdout.buffer
+try:
+    fcntl.fcntl(out.fileno(), 1031, 1 << 20)    # F_SETPIPE_SZ
+except OSError:
+    pass
+h, pos, left = hashlib.sha256(), 0, int(sys.argv[2])
+while left:
+    n = min(1 << 20, left)
+    h.update(data[pos:pos + n])
+    out.write(data[pos:pos + n])
+    pos, left = (pos + n) % len(blk), left - n
+out.flush()
+open(sys.argv[3], "w").write(h.hexdigest() + "\n")
+' "$run/blk" $gib "$run/gib.a"
+}
+port=$((port + 1))
+tx0=$(sdpstat a TxZcopyBytes) bc0=$(sdpbytes a tx)
+sb timeout 400 socat -b 1048576 -u TCP-LISTEN:$port,reuseaddr STDOUT |
+	sha256sum >"$run/gib.b" &
+spid=$!
+sdp_listening $port
+start=$(date +%s)
+gen | sa timeout 400 socat -b 1048576 -u STDIN TCP:$B:$port
+tap_ok $? "socat 1 GiB a -> b: client exit 0"
+wait $spid
+took=$(($(date +%s) - start))
+tap_is "socat 1 GiB ($took s): sha256 of what b read and a wrote" \
+	"$(cut -d' ' -f1 <"$run/gib.b")" "$(cut -d' ' -f1 <"$run/gib.a")"
+suma=$(cut -d' ' -f1 <"$run/gib.a")
+tap_ok "$([[ $suma =~ ^[0-9a-f]{64}$ && $suma != "$(sha256sum </dev/null | cut -d' ' -f1)" ]]; echo $?)" \
+	"socat 1 GiB: a hashed a non-empty stream"
+tx=$(($(sdpstat a TxZcopyBytes) - tx0)) bc=$(($(sdpbytes a tx) - bc0))
+tap_is "socat 1 GiB: a sent all of it over SDP (Tx bytes +$bc)" "$bc" "$gib"
+tap_ok "$((tx < gib * 3 / 4))" \
+	"socat 1 GiB: at least 3/4 of it by RDMA READ (TxZcopyBytes +$tx)"
+
 # --- iperf3 ------------------------------------------------------------------
 sb timeout 120 iperf3 -s -1 -p 5201 >"$run/iperf3s" 2>&1 &
 spid=$!
@@ -202,17 +254,68 @@ done
 # tests/scenarios/sdp-basic.sh SEED" repeats them)
 sock=$(cd "$here/../user" && pwd)/sdp-sock
 for f in tcp sdp; do
+	as0=$(sdpstat b AbortsSent) ar0=$(sdpstat b AbortsReceived)
 	out=$(nb timeout 300 "$sock" errno -f $f -a $B 2>&1)
 	tap_ok $? "sdp-sock errno -f $f: the cases of TCP's semantics ($(tail -n 1 <<<"$out"))"
 	grep -E '^not ok|timed out|^# (signal|linger)' <<<"$out" | while IFS= read -r l; do
 		tap_diag "$l"
 	done
 done
+# its "reset" case closes with SO_LINGER {1, 0}, and others with data
+# unread: SDP's RST is an AbortConn, which the other end receives
+as=$(($(sdpstat b AbortsSent) - as0)) ar=$(($(sdpstat b AbortsReceived) - ar0))
+tap_ok "$((as < 1))" "abortive closes sent AbortConn (AbortsSent +$as)"
+tap_is "and each was received (AbortsReceived +$ar)" "$ar" "$as"
 seed=${1:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 tap_diag "sdp-sock fuzz: seed $seed"
 out=$(nb timeout 300 "$sock" fuzz -f sdp -a $B -n 5000 -s "$seed" 2>&1)
 tap_ok $? "sdp-sock fuzz -f sdp -n 5000 -s $seed: exit 0"
 tap_diag "$(tail -n 1 <<<"$out")"
+
+# --- SO_KEEPALIVE --------------------------------------------------------------
+# a's client turns keepalive on (idle and interval 1 s) and waits in recv()
+# for data b never sends: probes go out and are answered; then b's port
+# drops every packet, a silent peer, and recv() must fail with ETIMEDOUT.
+dbg=/sys/kernel/debug/vmlx
+port=$((port + 1))
+sb timeout 300 nc.traditional -n -l -p $port </dev/null >/dev/null &
+spid=$!
+sdp_listening $port
+p0=$(sdpstat a KeepaliveProbes) k0=$(sdpstat a KeepaliveTimeouts)
+sa timeout 200 python3 -c '
+import errno, socket, sys, time
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, 1)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, 1)
+print("connected", flush=True)
+t = time.time()
+try:
+    print("recv returned", s.recv(1))
+except OSError as e:
+    print("recv:", errno.errorcode.get(e.errno, e.errno),
+          "after %d s" % (time.time() - t))
+' $B $port >"$run/ka" 2>&1 &
+cpid=$!
+for _ in $(seq 100); do grep -q connected "$run/ka" && break; sleep 0.1; done
+sleep 6
+p1=$(sdpstat a KeepaliveProbes)
+tap_ok "$((p1 - p0 < 3))" \
+	"SO_KEEPALIVE, TCP_KEEPIDLE 1: probes sent while idle (+$((p1 - p0)) in 6 s)"
+tap_like "the peer answers them: still ESTABLISHED" \
+	"$(na cat /proc/net/sdp)" ":$port ESTABLISHED "
+tap_check "b falls silent (vmlx1's port drops every packet)" \
+	sh -c "echo 1000000 >$dbg/vmlx1/port1/drop_ppm"
+wait $cpid
+tap_like "a silent peer: recv() fails with ETIMEDOUT" "$(cat "$run/ka")" \
+	"recv: ETIMEDOUT"
+echo 0 >$dbg/vmlx1/port1/drop_ppm
+tap_is "KeepaliveTimeouts in a: +1" "$(($(sdpstat a KeepaliveTimeouts) - k0))" 1
+kill -- -$spid 2>/dev/null
+wait $spid
+for _ in $(seq 60); do
+	na ping -c 1 -W 1 $B >/dev/null 2>&1 && break
+done
 
 # --- rmmod ---------------------------------------------------------------------
 port=$((port + 1))

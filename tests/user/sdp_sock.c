@@ -376,6 +376,12 @@ static int set_int(int fd, int level, int name, int val, const char *call)
 	return want_ok(call, setsockopt(fd, level, name, &val, sizeof(val)));
 }
 
+/* setsockopt() of an int, its result as it is, for want_err() */
+static int set_raw(int fd, int level, int name, int val)
+{
+	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
 static int nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -1207,6 +1213,12 @@ static int case_sockopts(void)
 		      false) ||
 	    opt_round(c, SOL_SOCKET, SO_KEEPALIVE, "SO_KEEPALIVE", 1, 1,
 		      false) ||
+	    opt_round(c, IPPROTO_TCP, TCP_KEEPIDLE, "TCP_KEEPIDLE", 30, 30,
+		      false) ||
+	    opt_round(c, IPPROTO_TCP, TCP_KEEPINTVL, "TCP_KEEPINTVL", 7, 7,
+		      false) ||
+	    opt_round(c, IPPROTO_TCP, TCP_KEEPCNT, "TCP_KEEPCNT", 3, 3,
+		      false) ||
 	    opt_round(c, SOL_SOCKET, SO_REUSEADDR, "SO_REUSEADDR", 1, 1,
 		      false) ||
 	    opt_round(c, SOL_SOCKET, SO_RCVBUF, "SO_RCVBUF", 65536, 65536,
@@ -1230,6 +1242,13 @@ static int case_sockopts(void)
 	if (want_ok("setsockopt(SO_LINGER, {0, 0})",
 		    setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg))) ||
 	    sock_error(c, "SO_ERROR", 0))
+		return -1;
+	if (want_err("setsockopt(TCP_KEEPIDLE, 0)",
+		     set_raw(c, IPPROTO_TCP, TCP_KEEPIDLE, 0), EINVAL) ||
+	    want_err("setsockopt(TCP_KEEPINTVL, 32768)",
+		     set_raw(c, IPPROTO_TCP, TCP_KEEPINTVL, 32768), EINVAL) ||
+	    want_err("setsockopt(TCP_KEEPCNT, 128)",
+		     set_raw(c, IPPROTO_TCP, TCP_KEEPCNT, 128), EINVAL))
 		return -1;
 	len = sizeof(buf);
 	if (want_err("getsockopt(IPPROTO_TCP, 9999)",
@@ -1389,7 +1408,7 @@ static const struct {
 	  "EPOLLET one event per arrival, level-triggered repeats until read",
 	  case_epoll },
 	{ "sockopts",
-	  "TCP_NODELAY/SO_KEEPALIVE/SO_REUSEADDR 1, SO_RCVBUF/SO_SNDBUF >= 65536, SO_LINGER {1, 5}, SO_ERROR 0, unknown option ENOPROTOOPT, short optlen EINVAL",
+	  "TCP_NODELAY/SO_KEEPALIVE/SO_REUSEADDR 1, TCP_KEEPIDLE/INTVL/CNT read back and EINVAL out of range, SO_RCVBUF/SO_SNDBUF >= 65536, SO_LINGER {1, 5}, SO_ERROR 0, unknown option ENOPROTOOPT, short optlen EINVAL",
 	  case_sockopts },
 	{ "backlog",
 	  "listen(1) and 3 connects: some accepted, each reads EOF after its client's close",

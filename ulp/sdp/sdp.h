@@ -56,6 +56,8 @@
 #define SDP_MIN_BUF_SIZE	4096
 #define SDP_MAX_BUF_SIZE	65536
 #define SDP_CLOSE_TIMEOUT	(60 * HZ)
+/* how long the teardown waits for our AbortConn to go out */
+#define SDP_ABORT_TIMEOUT	HZ
 /*
  * Zero copy: the user pages one SrcAvail offers (and one RDMA READ of the
  * sink takes) at most, and how long a step of it may take once it can no
@@ -293,6 +295,17 @@ struct sdp_buf {
  * @zc_rx: the peer's advert, as a sink (@lock)
  * @zc_sent: data bytes the peer read from us by RDMA READ
  * @zc_rcvd: data bytes we read from the peer by RDMA READ
+ * @ka_work: sdp_keepalive_work(), armed while SO_KEEPALIVE is on and the
+ *	connection is up
+ * @ka_cqe: the completion of the keepalive probe
+ * @ka_posted: a probe is in flight (@lock)
+ * @ka_idle: TCP_KEEPIDLE in seconds, 0 for the namespace's default
+ * @ka_intvl: TCP_KEEPINTVL in seconds, 0 for the namespace's default
+ * @ka_cnt: TCP_KEEPCNT, 0 for the namespace's default (kept for
+ *	getsockopt(); the RC transport's retries decide)
+ * @last_rx: jiffies when the peer was last heard of (@lock)
+ * @abort_posted: our AbortConn was posted (@lock)
+ * @abort_done: it completed, or was flushed
  */
 struct sdp_sock {
 	struct sock sk;
@@ -352,6 +365,16 @@ struct sdp_sock {
 	struct sdp_zc_rx zc_rx;
 	u64 zc_sent;
 	u64 zc_rcvd;
+
+	struct delayed_work ka_work;
+	struct ib_cqe ka_cqe;
+	bool ka_posted;
+	u16 ka_idle;
+	u16 ka_intvl;
+	u8 ka_cnt;
+	unsigned long last_rx;
+	bool abort_posted;
+	struct completion abort_done;
 };
 
 static inline struct sdp_sock *sdp_sk(const struct sock *sk)
@@ -415,6 +438,14 @@ void sdp_zc_flush_locked(struct sdp_sock *sdp);
 bool sdp_zc_rx_msg_locked(struct sdp_sock *sdp, u8 mid, const void *ext,
 			  u32 ext_len);
 
+/* sdp_keepalive.c */
+void sdp_keepalive_init(struct sdp_sock *sdp);
+void sdp_keepalive_set(struct sock *sk, int on);
+void sdp_keepalive_arm_locked(struct sdp_sock *sdp);
+void sdp_keepalive_stop(struct sdp_sock *sdp);
+int sdp_keepalive_setsockopt(struct sdp_sock *sdp, int optname, int val);
+int sdp_keepalive_getsockopt(const struct sdp_sock *sdp, int optname);
+
 /* sdp_proc.c */
 
 /*
@@ -430,6 +461,10 @@ enum sdp_stat {
 	SDP_STAT_RX_BCOPY,		/* data bytes received by buffered copy */
 	SDP_STAT_TX_ZCOPY,		/* data bytes the peer read by RDMA */
 	SDP_STAT_RX_ZCOPY,		/* data bytes we read by RDMA */
+	SDP_STAT_KA_PROBES,		/* keepalive probes sent */
+	SDP_STAT_KA_TIMEOUTS,		/* connections a probe found dead */
+	SDP_STAT_ABORTS_SENT,		/* AbortConn sent (abortive closes) */
+	SDP_STAT_ABORTS_RCVD,		/* AbortConn received */
 	SDP_STAT_NR
 };
 

@@ -105,12 +105,14 @@ int sdp_conn_alloc(struct sdp_sock *sdp, struct rdma_cm_id *id)
 	int ret;
 
 	/*
-	 * The slots, a spare, and zero copy's REG_MR, LOCAL_INV and the
-	 * RDMA READs of SDP_ZC_PAGES + 1 pages (an unaligned buffer).
+	 * The slots, a spare, zero copy's REG_MR, LOCAL_INV and the RDMA
+	 * READs of SDP_ZC_PAGES + 1 pages (an unaligned buffer), and a
+	 * keepalive probe.
 	 */
 	sge = clamp_t(u32, min(dev->attrs.max_send_sge, dev->attrs.max_sge_rd),
 		      1, SDP_ZC_PAGES + 1);
-	send_wr = SDP_TX_SLOTS + 1 + 2 + DIV_ROUND_UP(SDP_ZC_PAGES + 1, sge);
+	send_wr = SDP_TX_SLOTS + 1 + 2 + DIV_ROUND_UP(SDP_ZC_PAGES + 1, sge) +
+		  1;
 	pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
@@ -307,6 +309,8 @@ static void sdp_established_active(struct sdp_sock *sdp,
 	sdp->connected = true;
 	if (sk->sk_state == TCP_SYN_SENT)
 		sk->sk_state = TCP_ESTABLISHED;
+	sdp->last_rx = jiffies;
+	sdp_keepalive_arm_locked(sdp);
 	sdp_tx_flush_locked(sdp);
 	spin_unlock_bh(&sdp->lock);
 	sk->sk_state_change(sk);
@@ -325,6 +329,8 @@ static void sdp_established_passive(struct sdp_sock *sdp)
 	sdp->connected = true;
 	if (sk->sk_state == TCP_SYN_RECV)
 		sk->sk_state = TCP_ESTABLISHED;
+	sdp->last_rx = jiffies;
+	sdp_keepalive_arm_locked(sdp);
 	sdp_tx_flush_locked(sdp);
 	spin_unlock_bh(&sdp->lock);
 	if (!parent)
@@ -422,6 +428,11 @@ static int sdp_connect_request(struct sdp_sock *lsdp, struct rdma_cm_id *id,
 	sk->sk_rcvbuf = lsk->sk_rcvbuf;
 	sk->sk_sndbuf = lsk->sk_sndbuf;
 	sdp->nodelay = lsdp->nodelay;
+	/* as TCP's: SO_KEEPALIVE and its times are inherited */
+	sock_valbool_flag(sk, SOCK_KEEPOPEN, sock_flag(lsk, SOCK_KEEPOPEN));
+	sdp->ka_idle = READ_ONCE(lsdp->ka_idle);
+	sdp->ka_intvl = READ_ONCE(lsdp->ka_intvl);
+	sdp->ka_cnt = READ_ONCE(lsdp->ka_cnt);
 
 	sdp->id = id;		/* for sdp_conn_free(), not referenced yet */
 	ret = sdp_conn_alloc(sdp, id);

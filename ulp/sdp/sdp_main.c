@@ -68,6 +68,7 @@ static struct proto sdp_proto = {
 	.name = "SDP",
 	.owner = THIS_MODULE,
 	.obj_size = sizeof(struct sdp_sock),
+	.keepalive = sdp_keepalive_set,
 };
 
 /**
@@ -160,6 +161,10 @@ void sdp_destroy_work(struct work_struct *work)
 	rdma_unlock_handler(id);
 
 	lock_sock(sk);
+	/* an AbortConn goes out before the disconnect flushes it */
+	if (READ_ONCE(sdp->abort_posted))
+		wait_for_completion_timeout(&sdp->abort_done,
+					    SDP_ABORT_TIMEOUT);
 	if (sdp->qp) {
 		rdma_disconnect(id);
 		spin_lock_bh(&sdp->lock);
@@ -188,6 +193,7 @@ void sdp_destroy_work(struct work_struct *work)
 	sdp_child_unlink(sdp);
 	sdp_listener_flush(sdp);
 	cancel_delayed_work_sync(&sdp->close_work);
+	sdp_keepalive_stop(sdp);
 	sk->sk_state_change(sk);
 	sk->sk_write_space(sk);
 	sock_put(sk);		/* the id's */
@@ -264,6 +270,8 @@ struct sock *sdp_sk_alloc(struct net *net, struct socket *sock, int kern)
 	INIT_LIST_HEAD(&sdp->accept_queue);
 	INIT_WORK(&sdp->destroy_work, sdp_destroy_work);
 	INIT_DELAYED_WORK(&sdp->close_work, sdp_close_timeout);
+	sdp_keepalive_init(sdp);
+	init_completion(&sdp->abort_done);
 	sdp->qp_dead = true;
 	sdp->tx_seq = 1;
 	sdp_list_lock();
@@ -820,7 +828,16 @@ static int sdp_release(struct socket *sock)
 					   SDP_CLOSE_TIMEOUT);
 		linger = sock_flag(sk, SOCK_LINGER) && !sdp->fin_done;
 	} else if (sdp->connected && !sdp->qp_dead) {
-		/* unread data or SO_LINGER 0: a reset, as TCP's RST */
+		/*
+		 * unread data or SO_LINGER 0: a reset, as TCP's RST; the
+		 * peer hears of it by AbortConn if a credit is left, else by
+		 * the disconnect alone
+		 */
+		if (!sdp->fin_posted &&
+		    sdp_post_ctrl_locked(sdp, SDP_MID_ABORT, NULL, 0)) {
+			sdp->abort_posted = true;
+			sdp_stat_add(sdp, SDP_STAT_ABORTS_SENT, 1);
+		}
 		sdp_reset_locked(sdp, ECONNRESET);
 	} else {
 		sdp_queue_destroy(sdp);
@@ -882,12 +899,14 @@ static int sdp_setsockopt(struct socket *sock, int level, int optname,
 	case TCP_NODELAY:
 		sdp->nodelay = !!val;
 		break;
-	case TCP_CORK:
-	case TCP_QUICKACK:
-	case TCP_MAXSEG:
 	case TCP_KEEPIDLE:
 	case TCP_KEEPINTVL:
 	case TCP_KEEPCNT:
+		ret = sdp_keepalive_setsockopt(sdp, optname, val);
+		break;
+	case TCP_CORK:
+	case TCP_QUICKACK:
+	case TCP_MAXSEG:
 		/* accepted, without effect (see Documentation/sdp.rst) */
 		if (val < 0)
 			ret = -EINVAL;
@@ -923,6 +942,9 @@ static int sdp_getsockopt(struct socket *sock, int level, int optname,
 	} else if (optname == TCP_MAXSEG) {
 		val = READ_ONCE(sdp->tx_size) ?: sdp_buf_size;
 		val -= sizeof(struct sdp_bsdh);
+	} else if (optname == TCP_KEEPIDLE || optname == TCP_KEEPINTVL ||
+		   optname == TCP_KEEPCNT) {
+		val = sdp_keepalive_getsockopt(sdp, optname);
 	} else {
 		return -ENOPROTOOPT;
 	}

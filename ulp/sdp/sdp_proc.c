@@ -37,6 +37,10 @@ static const char *const sdp_stat_names[SDP_STAT_NR] = {
 	[SDP_STAT_RX_BCOPY] = "RxBcopyBytes",
 	[SDP_STAT_TX_ZCOPY] = "TxZcopyBytes",
 	[SDP_STAT_RX_ZCOPY] = "RxZcopyBytes",
+	[SDP_STAT_KA_PROBES] = "KeepaliveProbes",
+	[SDP_STAT_KA_TIMEOUTS] = "KeepaliveTimeouts",
+	[SDP_STAT_ABORTS_SENT] = "AbortsSent",
+	[SDP_STAT_ABORTS_RCVD] = "AbortsReceived",
 };
 
 /**

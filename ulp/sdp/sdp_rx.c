@@ -127,6 +127,9 @@ static void sdp_rx_msg_locked(struct sdp_sock *sdp, struct sdp_buf *buf,
 			sdp_queue_destroy(sdp);
 		break;
 	case SDP_MID_ABORT:
+		if (payload)
+			goto reset;
+		sdp_stat_add(sdp, SDP_STAT_ABORTS_RCVD, 1);
 		sdp_reset_locked(sdp, ECONNRESET);
 		break;
 	default:
@@ -167,6 +170,7 @@ void sdp_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(sdp->pd->device, buf->dma, sdp->rx_size,
 				   DMA_FROM_DEVICE);
+	sdp->last_rx = jiffies;
 	sdp_rx_msg_locked(sdp, buf, wc->byte_len);
 	spin_unlock_bh(&sdp->lock);
 	sk->sk_data_ready(sk);
@@ -183,6 +187,17 @@ static int sdp_recv_error(struct sock *sk)
 	if (sk->sk_state == TCP_CLOSE || sk->sk_state == TCP_LISTEN)
 		return sdp_sk(sk)->connected ? 1 : -ENOTCONN;
 	return 0;
+}
+
+/*
+ * Whether sdp_recv_error() has something to give, without taking the
+ * error: a wait's condition must leave it for the reader.
+ */
+static bool sdp_recv_stopped(const struct sock *sk)
+{
+	return READ_ONCE(sk->sk_err) ||
+	       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+	       sk->sk_state == TCP_CLOSE || sk->sk_state == TCP_LISTEN;
 }
 
 /**
@@ -297,7 +312,7 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		}
 		add_wait_queue(sk_sleep(sk), &wait);
 		sk_wait_event(sk, &timeo, READ_ONCE(sdp->rx_bytes) > peek_off ||
-			      sdp_recv_error(sk), &wait);
+			      sdp_recv_stopped(sk), &wait);
 		remove_wait_queue(sk_sleep(sk), &wait);
 	}
 out:

@@ -208,7 +208,8 @@ void sdp_credits_locked(struct sdp_sock *sdp, const struct sdp_bsdh *h)
  * @wc: its completion
  *
  * Frees the slot; our DisConn completing ends a close whose peer has
- * closed too.  An error other than a flush resets the connection.
+ * closed too, our AbortConn completing (or flushed) lets the teardown
+ * disconnect.  An error other than a flush resets the connection.
  */
 void sdp_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -219,6 +220,8 @@ void sdp_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock_bh(&sdp->lock);
 	sdp->tx_queued -= slot->len - sizeof(*h);
+	if (h->mid == SDP_MID_ABORT)
+		complete(&sdp->abort_done);
 	sdp_slot_put_locked(sdp, slot);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -252,6 +255,19 @@ static int sdp_send_error(struct sock *sk)
 	return 0;
 }
 
+/*
+ * Whether sdp_send_error() has an error to give (a connect in progress is
+ * waited for), without taking it: a wait's condition must leave it for
+ * the sender.
+ */
+static bool sdp_send_stopped(const struct sock *sk)
+{
+	return READ_ONCE(sk->sk_err) ||
+	       (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN) ||
+	       (sk->sk_state != TCP_ESTABLISHED &&
+		sk->sk_state != TCP_CLOSE_WAIT && sk->sk_state != TCP_SYN_SENT);
+}
+
 /**
  * sdp_wait_writable() - wait for a slot and a credit
  * @sk: the socket, locked (the lock is let go while waiting)
@@ -283,7 +299,7 @@ int sdp_wait_writable(struct sock *sk, long *timeo)
 			break;
 		}
 		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-		sk_wait_event(sk, timeo, sdp_send_error(sk) ||
+		sk_wait_event(sk, timeo, sdp_send_stopped(sk) ||
 			      (sk->sk_state != TCP_SYN_SENT &&
 			       sdp_writable(sdp)), &wait);
 	}
