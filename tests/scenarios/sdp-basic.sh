@@ -11,6 +11,7 @@
 #    (zero copy: the RDMA READ counters of both ends grow by what went)
 #    and 1 MiB over IPv6: the same sha256; socat moving a 1 GiB stream,
 #    hashed at both ends, all of it over SDP and most by RDMA READ;
+#    sendfile() of 64 MiB into an SDP socket, spliced out of the other;
 #  - iperf3 -P 4 -t 5: a non-zero rate, while /proc/net/sdp in b lists
 #    the connections with their bytes (not TCP: ss lists no TCP
 #    connection to the port);
@@ -124,6 +125,46 @@ tx=$(($(sdpstat a TxZcopyBytes) - tx0)) rx=$(($(sdpstat b RxZcopyBytes) - rx0))
 tap_ok "$((tx < 48 * 1048576))" \
 	"socat 64M: at least 48 MiB read by RDMA from a (TxZcopyBytes +$tx)"
 tap_is "socat 64M: b read by RDMA what a offered (RxZcopyBytes)" "$rx" "$tx"
+
+# --- sendfile() and splice() ----------------------------------------------------
+# python3's socket.sendfile() is os.sendfile() from the file to the SDP
+# socket; the reader splices from its SDP socket into a pipe
+port=$((port + 1))
+b0=$(sdpbytes b rx)
+sb timeout 120 python3 -c '
+import os, socket, sys
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("", int(sys.argv[1])))
+l.listen(1)
+c, _ = l.accept()
+r, w = os.pipe()
+with open(sys.argv[2], "wb") as f:
+    while True:
+        n = os.splice(c.fileno(), w, 1 << 16)
+        if not n:
+            break
+        while n:
+            d = os.read(r, n)
+            f.write(d)
+            n -= len(d)
+' $port "$run/spliced" &
+spid=$!
+sdp_listening $port
+sa timeout 120 python3 -c '
+import socket, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+with open(sys.argv[3], "rb") as f:
+    print(s.sendfile(f))
+' $B $port "$run/64M" >"$run/sent" 2>&1
+tap_is "sendfile() of 64M: the bytes sent" "$(cat "$run/sent")" 67108864
+wait $spid
+tap_ok $? "splice() from the SDP socket: exit 0"
+tap_is "sendfile() to splice(): sha256" \
+	"$(sha256sum <"$run/spliced" | cut -d' ' -f1)" \
+	"$(sha256sum <"$run/64M" | cut -d' ' -f1)"
+tap_ok "$(( $(sdpbytes b rx) - b0 < 67108864 ))" \
+	"and it went over SDP (b received +$(( $(sdpbytes b rx) - b0 )) bytes)"
 
 # --- socat, 1 GiB --------------------------------------------------------------
 # The guest has no room for a 1 GiB file, so the gigabyte is a stream: a

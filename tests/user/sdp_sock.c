@@ -1204,6 +1204,7 @@ static int opt_round(int fd, int level, int name, const char *opt, int val,
 static int case_sockopts(void)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 5 };
+	struct tcp_info ti;
 	socklen_t len;
 	char buf[64];
 	int l, c, s, one = 1;
@@ -1243,6 +1244,16 @@ static int case_sockopts(void)
 		    setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg))) ||
 	    sock_error(c, "SO_ERROR", 0))
 		return -1;
+	memset(&ti, 0xff, sizeof(ti));
+	len = sizeof(ti);
+	if (want_ok("getsockopt(TCP_INFO)",
+		    getsockopt(c, IPPROTO_TCP, TCP_INFO, &ti, &len)))
+		return -1;
+	if (len != sizeof(ti) || ti.tcpi_state != TCP_ESTABLISHED ||
+	    !ti.tcpi_snd_mss || ti.tcpi_snd_mss > 1 << 20)
+		return failf("TCP_INFO: length, ESTABLISHED and an MSS",
+			     "length %u, state %u, snd_mss %u", len,
+			     ti.tcpi_state, ti.tcpi_snd_mss);
 	if (want_err("setsockopt(TCP_KEEPIDLE, 0)",
 		     set_raw(c, IPPROTO_TCP, TCP_KEEPIDLE, 0), EINVAL) ||
 	    want_err("setsockopt(TCP_KEEPINTVL, 32768)",
@@ -1408,7 +1419,7 @@ static const struct {
 	  "EPOLLET one event per arrival, level-triggered repeats until read",
 	  case_epoll },
 	{ "sockopts",
-	  "TCP_NODELAY/SO_KEEPALIVE/SO_REUSEADDR 1, TCP_KEEPIDLE/INTVL/CNT read back and EINVAL out of range, SO_RCVBUF/SO_SNDBUF >= 65536, SO_LINGER {1, 5}, SO_ERROR 0, unknown option ENOPROTOOPT, short optlen EINVAL",
+	  "TCP_NODELAY/SO_KEEPALIVE/SO_REUSEADDR 1, TCP_KEEPIDLE/INTVL/CNT read back and EINVAL out of range, TCP_INFO ESTABLISHED with an MSS, SO_RCVBUF/SO_SNDBUF >= 65536, SO_LINGER {1, 5}, SO_ERROR 0, unknown option ENOPROTOOPT, short optlen EINVAL",
 	  case_sockopts },
 	{ "backlog",
 	  "listen(1) and 3 connects: some accepted, each reads EOF after its client's close",

@@ -257,7 +257,7 @@ struct sdp_buf {
  * @lock: the data path state (see the top of the file)
  * @rx: the receive buffers, @rx_count of them
  * @rx_count: their number
- * @rx_size: their size, header included
+ * @rx_size: their size and the send slots', header included
  * @rx_posted: those posted
  * @rx_queue: those holding data not read yet, in order
  * @rx_bytes: the bytes in @rx_queue, unread

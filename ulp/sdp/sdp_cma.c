@@ -84,6 +84,36 @@ err:
 	return NULL;
 }
 
+/*
+ * The receive buffers and send slots, all of sdp->rx_size bytes: buf_size,
+ * or half of it (and so on, down to SDP_MIN_BUF_SIZE) if memory is too
+ * fragmented for buffers that large (64 KiB is an order-4 allocation).
+ * The size is what the Hello or HelloAck then advertises.
+ */
+static int sdp_conn_bufs_alloc(struct sdp_sock *sdp, struct ib_device *dev)
+{
+	u32 size;
+
+	for (size = sdp_buf_size; size >= SDP_MIN_BUF_SIZE; size /= 2) {
+		sdp->rx = sdp_bufs_alloc(sdp, dev, sdp_rx_bufs, size,
+					 DMA_FROM_DEVICE);
+		if (!sdp->rx)
+			continue;
+		sdp->tx = sdp_bufs_alloc(sdp, dev, SDP_TX_SLOTS, size,
+					 DMA_TO_DEVICE);
+		if (sdp->tx) {
+			sdp->rx_size = size;
+			sdp->rx_count = sdp_rx_bufs;
+			return 0;
+		}
+		sdp_bufs_free(dev, sdp->rx, sdp_rx_bufs, size,
+			      DMA_FROM_DEVICE, false);
+		kfree(sdp->rx);
+		sdp->rx = NULL;
+	}
+	return -ENOMEM;
+}
+
 /**
  * sdp_conn_alloc() - the resources of a connection on @id's device
  * @sdp: the socket
@@ -143,22 +173,11 @@ int sdp_conn_alloc(struct sdp_sock *sdp, struct rdma_cm_id *id)
 	sdp->qp_dead = false;
 	spin_unlock_bh(&sdp->lock);
 
-	sdp->rx_size = sdp_buf_size;
-	sdp->rx = sdp_bufs_alloc(sdp, dev, sdp_rx_bufs, sdp->rx_size,
-				 DMA_FROM_DEVICE);
-	if (!sdp->rx) {
-		ret = -ENOMEM;
+	ret = sdp_conn_bufs_alloc(sdp, dev);
+	if (ret)
 		goto err_qp;
-	}
-	sdp->rx_count = sdp_rx_bufs;
-	sdp->tx = sdp_bufs_alloc(sdp, dev, SDP_TX_SLOTS, sdp_buf_size,
-				 DMA_TO_DEVICE);
-	if (!sdp->tx) {
-		ret = -ENOMEM;
-		goto err_qp;
-	}
 	sdp->tx_free = SDP_TX_SLOTS;
-	sdp->tx_size = sdp_buf_size;
+	sdp->tx_size = sdp->rx_size;
 	sdp->tx_seq = 1;
 	ret = sdp_zc_conn_alloc(sdp);
 	if (ret)
@@ -206,7 +225,7 @@ void sdp_conn_free(struct sdp_sock *sdp)
 	if (dev) {
 		sdp_bufs_free(dev, sdp->rx, sdp->rx_count, sdp->rx_size,
 			      DMA_FROM_DEVICE, true);
-		sdp_bufs_free(dev, sdp->tx, SDP_TX_SLOTS, sdp_buf_size,
+		sdp_bufs_free(dev, sdp->tx, SDP_TX_SLOTS, sdp->rx_size,
 			      DMA_TO_DEVICE, false);
 	}
 	kfree(sdp->tx);
@@ -273,7 +292,7 @@ static int sdp_set_tx_size(struct sdp_sock *sdp, u32 peer_size, u16 bufs,
 	if (peer_size < SDP_MIN_BUF_SIZE || !bufs)
 		return -EPROTO;
 	spin_lock_bh(&sdp->lock);
-	sdp->tx_size = min_t(u32, peer_size, sdp_buf_size);
+	sdp->tx_size = min_t(u32, peer_size, sdp->rx_size);
 	sdp->tx_credits = bufs;
 	sdp->zc_peer = adverts > 0;
 	spin_unlock_bh(&sdp->lock);

@@ -17,6 +17,7 @@
 #include <linux/termios.h>
 #include <linux/sockios.h>
 #include <linux/tcp.h>
+#include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/tcp_states.h>
 
@@ -31,10 +32,10 @@ unsigned int sdp_rx_bufs = 32;
 module_param_named(rx_bufs, sdp_rx_bufs, uint, 0444);
 MODULE_PARM_DESC(rx_bufs, "receive buffers per connection, 4..256 (32)");
 
-unsigned int sdp_buf_size = 32768;
+unsigned int sdp_buf_size = 65536;
 module_param_named(buf_size, sdp_buf_size, uint, 0444);
 MODULE_PARM_DESC(buf_size,
-		 "bytes of each receive buffer and send slot, BSDH included, 4096..65536 (32768)");
+		 "bytes of each receive buffer and send slot, BSDH included, 4096..65536 (65536)");
 
 unsigned int sdp_zcopy_thresh = 65536;
 module_param_named(zcopy_thresh, sdp_zcopy_thresh, uint, 0444);
@@ -919,6 +920,55 @@ out:
 	return ret;
 }
 
+/*
+ * The payload of a message of @size bytes, as TCP's MSS: at most what an
+ * IPv4 datagram could carry (65495), since programs check (iperf3 calls
+ * more "nonsense").
+ */
+static u32 sdp_mss(u32 size)
+{
+	return min_t(u32, size - sizeof(struct sdp_bsdh),
+		     IP_MAX_MTU - sizeof(struct iphdr) - sizeof(struct tcphdr));
+}
+
+/*
+ * TCP_INFO, for the programs that read it (iperf3, ss): the fields that
+ * have a meaning here.  A segment is an SDP message; the window is the
+ * credits (messages the peer can take now); nothing is ever
+ * retransmitted above the transport, and no round trip is measured.
+ */
+static int sdp_get_info(struct sdp_sock *sdp, char __user *optval,
+			int __user *optlen, int len)
+{
+	u32 mss = READ_ONCE(sdp->tx_size) ?: sdp_buf_size;
+	struct sock *sk = &sdp->sk;
+	struct tcp_info info = {};
+
+	/* the socket lock for the zero copy counters, ours for the rest */
+	lock_sock(sk);
+	spin_lock_bh(&sdp->lock);
+	info.tcpi_state = sk->sk_state;
+	info.tcpi_snd_mss = sdp_mss(mss);
+	info.tcpi_rcv_mss = sdp_mss(sdp->rx_size ?: sdp_buf_size);
+	info.tcpi_advmss = info.tcpi_rcv_mss;
+	info.tcpi_pmtu = mss;
+	if (sdp->tx)
+		info.tcpi_unacked = SDP_TX_SLOTS - sdp->tx_free;
+	info.tcpi_snd_cwnd = max(sdp->tx_credits, 0);
+	info.tcpi_bytes_sent = sdp->bytes_sent + sdp->zc_sent;
+	info.tcpi_bytes_acked = info.tcpi_bytes_sent;
+	info.tcpi_bytes_received = sdp->bytes_rcvd + sdp->zc_rcvd;
+	info.tcpi_segs_out = sdp->tx_seq - 1;
+	info.tcpi_segs_in = sdp->rx_seq;
+	spin_unlock_bh(&sdp->lock);
+	release_sock(sk);
+
+	len = min_t(int, len, sizeof(info));
+	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
+		return -EFAULT;
+	return 0;
+}
+
 static int sdp_getsockopt(struct socket *sock, int level, int optname,
 			  char __user *optval, int __user *optlen)
 {
@@ -929,6 +979,8 @@ static int sdp_getsockopt(struct socket *sock, int level, int optname,
 		return -EFAULT;
 	if (len < 0)
 		return -EINVAL;
+	if (level == SOL_TCP && optname == TCP_INFO)
+		return sdp_get_info(sdp, optval, optlen, len);
 	if (level == SOL_IPV6 && optname == IPV6_V6ONLY) {
 		val = sdp->v6only;
 	} else if (level == SOL_IPV6 && optname == IPV6_TCLASS) {
@@ -940,8 +992,7 @@ static int sdp_getsockopt(struct socket *sock, int level, int optname,
 	} else if (optname == TCP_NODELAY) {
 		val = sdp->nodelay;
 	} else if (optname == TCP_MAXSEG) {
-		val = READ_ONCE(sdp->tx_size) ?: sdp_buf_size;
-		val -= sizeof(struct sdp_bsdh);
+		val = sdp_mss(READ_ONCE(sdp->tx_size) ?: sdp_buf_size);
 	} else if (optname == TCP_KEEPIDLE || optname == TCP_KEEPINTVL ||
 		   optname == TCP_KEEPCNT) {
 		val = sdp_keepalive_getsockopt(sdp, optname);
