@@ -349,6 +349,57 @@ static void vmlx_comp_response(struct vmlx_qp *qp, struct sk_buff *skb)
 		vmlx_comp_read_data(qp, wqe, skb);
 }
 
+/*
+ * A burst of READ responses (vmlx_burst.c) placed as a whole, as its
+ * packets would have been one after the other: it starts at comp.psn and
+ * lies within the READ at the head of the send queue.  Return: false, and
+ * nothing changed but bytes its packets will place again, if it is not
+ * that simple.
+ */
+static bool vmlx_comp_burst(struct vmlx_qp *qp, struct sk_buff *skb)
+{
+	struct vmlx_pkt *pkt = vmlx_pkt(skb);
+	u32 last = vmlx_psn_add(pkt->psn, pkt->burst);
+	struct rxe_send_wqe *wqe;
+	u32 offset;
+
+	if (pkt->psn != qp->comp.psn ||
+	    vmlx_psn_compare(last, qp->req.sent_psn) >= 0 ||
+	    !(pkt->op->flags & VMLX_OPF_READ) || pkt->paylen != qp->mtu)
+		return false;
+	wqe = vmlx_comp_head(qp);
+	if (!wqe || !vmlx_wqe_is_read(wqe) ||
+	    vmlx_psn_compare(pkt->psn, wqe->first_psn) <= 0 ||
+	    vmlx_psn_compare(last, wqe->last_psn) >= 0)
+		return false;
+	offset = ((pkt->psn - wqe->first_psn) & VMLX_PSN_MASK) * qp->mtu;
+	if ((u64)offset + vmlx_pkt_bytes(pkt) > wqe->dma.length ||
+	    vmlx_sge_copy_payload(qp->vdev, qp->ibqp.pd, wqe->dma.sge,
+				  wqe->dma.num_sge, offset, skb))
+		return false;
+	qp->comp.probing = false;
+	qp->comp.psn = vmlx_psn_add(last, 1);
+	vmlx_comp_progress(qp);
+	return true;
+}
+
+/* A burst of READ responses: placed whole, or packet by packet. */
+static void vmlx_comp_rcv_burst(struct vmlx_qp *qp, struct sk_buff *skb)
+{
+	struct sk_buff_head list;
+
+	if (vmlx_comp_burst(qp, skb)) {
+		vmlx_req_catch_up(qp);
+		consume_skb(skb);
+		return;
+	}
+	__skb_queue_head_init(&list);
+	if (vmlx_burst_split(skb, &list))
+		return;
+	while ((skb = __skb_dequeue(&list)))
+		vmlx_comp_rcv(qp, skb);
+}
+
 /**
  * vmlx_comp_rcv() - handle a response packet
  * @qp: the QP
@@ -356,6 +407,7 @@ static void vmlx_comp_response(struct vmlx_qp *qp, struct sk_buff *skb)
  *
  * Only an RC QP in RTS, SQD or SQE takes responses, and only from its
  * peer (vmlx_qp_from_peer()): an ACK or NAK from anyone else is dropped.
+ * A burst of READ responses (vmlx_burst.c) is taken as its packets.
  */
 void vmlx_comp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 {
@@ -368,6 +420,10 @@ void vmlx_comp_rcv(struct vmlx_qp *qp, struct sk_buff *skb)
 	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD &&
 	     qp->state != IB_QPS_SQE) || !vmlx_qp_from_peer(qp, skb)) {
 		kfree_skb(skb);
+		return;
+	}
+	if (pkt->burst) {
+		vmlx_comp_rcv_burst(qp, skb);
 		return;
 	}
 	if (pkt->op->flags & VMLX_OPF_AETH) {

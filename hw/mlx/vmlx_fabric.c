@@ -629,16 +629,17 @@ static void vmlx_corrupt(struct vmlx_port *port, struct sk_buff *skb)
  * vmlx_count_packet() - count a packet in or out of a port
  * @cnt: the port's counters, an HCA port's or a switch port's
  * @rcv: the packet came in (else it went out)
- * @len: its bytes, LRH through VCRC
+ * @packets: 1, or the packets of a burst (vmlx_burst.c)
+ * @len: their bytes, LRH through VCRC
  * @mcast: its DLID is a multicast LID
  *
  * Context: any.
  */
 void vmlx_count_packet(struct vmlx_port_counters *cnt, bool rcv,
-		       unsigned int len, bool mcast)
+		       u32 packets, u32 len, bool mcast)
 {
 	/* packets before bytes: the PMA reads them in that order */
-	atomic64_inc(rcv ? &cnt->rcv_packets : &cnt->xmit_packets);
+	atomic64_add(packets, rcv ? &cnt->rcv_packets : &cnt->xmit_packets);
 	atomic64_add(len, rcv ? &cnt->rcv_bytes : &cnt->xmit_bytes);
 	if (mcast)
 		atomic64_inc(rcv ? &cnt->rcv_mcast_packets :
@@ -665,7 +666,7 @@ bool vmlx_fport_deliver(struct vmlx_fport *end, struct sk_buff *skb)
 		kfree_skb(skb);
 		return false;
 	}
-	vmlx_count_packet(&port->cnt, true, skb->len, vmlx_skb_mcast(skb));
+	vmlx_count_skb(&port->cnt, true, skb);
 	vmlx_rcv(port, skb);
 	return true;
 }
@@ -679,6 +680,25 @@ static bool vmlx_port_own_dlid(struct vmlx_port *port, struct sk_buff *skb)
 
 	return lid && dlid >= lid && dlid <= VMLX_LID_UCAST_MAX &&
 	       dlid - lid < (1U << lmc);
+}
+
+/* A burst meets a fault knob: its packets go one by one. */
+static int vmlx_port_xmit_split(struct vmlx_port *port, struct sk_buff *skb)
+{
+	struct sk_buff_head list;
+	int ret, err = 0;
+
+	__skb_queue_head_init(&list);
+	if (vmlx_burst_split(skb, &list)) {
+		atomic64_inc(&port->cnt.xmit_discards);
+		return -ENOMEM;
+	}
+	while ((skb = __skb_dequeue(&list))) {
+		ret = vmlx_port_xmit(port, skb);
+		if (ret)
+			err = ret;
+	}
+	return err;
 }
 
 /**
@@ -695,7 +715,8 @@ static bool vmlx_port_own_dlid(struct vmlx_port *port, struct sk_buff *skb)
  * or the switch, which forwards it by DLID, or, on VL15, hands it to its
  * SMI: an SMP with the permissive DLID is for the switch (the physical
  * link partner), directed-route SMPs are forwarded hop by hop.  The
- * receiving port's vmlx_rcv() runs before this returns.
+ * receiving port's vmlx_rcv() runs before this returns.  A burst
+ * (vmlx_burst.c) goes as one unless a knob is on: then packet by packet.
  *
  * Context: any; does not sleep and takes no lock.
  * Return: 0 if the packet left the port (whatever happened to it later),
@@ -717,6 +738,9 @@ int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb)
 		ret = -ENOMEM;
 		goto discard;
 	}
+	if (vmlx_pkt(skb)->burst &&
+	    (READ_ONCE(port->drop_ppm) || READ_ONCE(port->corrupt_ppm)))
+		return vmlx_port_xmit_split(port, skb);
 	ret = -ENETDOWN;
 	if (READ_ONCE(port->phys_state) != IB_PORT_PHYS_STATE_LINK_UP)
 		goto discard;
@@ -732,7 +756,7 @@ int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb)
 	if (vmlx_chance(READ_ONCE(port->corrupt_ppm)))
 		vmlx_corrupt(port, skb);
 
-	vmlx_count_packet(cnt, false, skb->len, vmlx_skb_mcast(skb));
+	vmlx_count_skb(cnt, false, skb);
 
 	rcu_read_lock();
 	end = READ_ONCE(port->fport);
@@ -749,7 +773,7 @@ int vmlx_port_xmit(struct vmlx_port *port, struct sk_buff *skb)
 	return 0;
 
 discard:
-	atomic64_inc(&cnt->xmit_discards);
+	atomic64_add(vmlx_pkt_count(skb), &cnt->xmit_discards);
 	kfree_skb(skb);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #define VMLX_FABRIC_H
 
 #include "vmlx.h"
+#include "vmlx_pkt.h"
 
 /* Switch ports besides port 0; an MFT entry is a u64 mask of ports. */
 #define VMLX_SW_MAX_PORTS	(VMLX_MAX_HCAS * VMLX_MAX_PORTS)
@@ -164,9 +165,17 @@ static inline bool vmlx_skb_mcast(const struct sk_buff *skb)
 
 /* vmlx_fabric.c */
 void vmlx_count_packet(struct vmlx_port_counters *cnt, bool rcv,
-		       unsigned int len, bool mcast);
+		       u32 packets, u32 len, bool mcast);
 bool vmlx_fport_deliver(struct vmlx_fport *end, struct sk_buff *skb);
 void vmlx_fport_request(struct vmlx_fport *end, unsigned int op);
+
+/* Count what an skb carries: a packet, or a burst's (vmlx_burst.c). */
+static inline void vmlx_count_skb(struct vmlx_port_counters *cnt, bool rcv,
+				  struct sk_buff *skb)
+{
+	vmlx_count_packet(cnt, rcv, vmlx_pkt_count(skb),
+			  vmlx_pkt_wire_len(skb), vmlx_skb_mcast(skb));
+}
 
 /* vmlx_switch.c */
 void vmlx_switch_init(struct vmlx_switch *sw, unsigned int num_ports,

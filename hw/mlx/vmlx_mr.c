@@ -568,7 +568,8 @@ static int vmlx_mr_copy_skb(struct vmlx_mr *mr, u64 iova, u32 len,
  * @num_sge: entries in @sge
  * @offset: where in the list's bytes the payload goes
  * @skb: the packet, whose payload may be in page fragments
- *	(vmlx_sge_attach(), vmlx_mr_attach())
+ *	(vmlx_sge_attach(), vmlx_mr_attach()); a burst's is the payload of
+ *	all its packets (vmlx_burst.c)
  *
  * Return: as vmlx_sge_copy().
  */
@@ -579,15 +580,17 @@ int vmlx_sge_copy_payload(struct vmlx_dev *vdev, struct ib_pd *pd,
 	const struct vmlx_pkt *pkt = vmlx_pkt(skb);
 	struct vmlx_skb_arg a = { .skb = skb, .off = pkt->payload };
 
-	return vmlx_sge_walk(vdev, pd, sge, num_sge, offset, pkt->paylen,
-			     IB_ACCESS_LOCAL_WRITE, vmlx_mr_copy_skb, &a);
+	return vmlx_sge_walk(vdev, pd, sge, num_sge, offset,
+			     vmlx_pkt_bytes(pkt), IB_ACCESS_LOCAL_WRITE,
+			     vmlx_mr_copy_skb, &a);
 }
 
 /**
  * vmlx_mr_copy_payload() - copy a packet's payload into a memory region
  * @mr: the MR, from vmlx_mr_get() for the payload's range at @iova
  * @iova: where the payload goes
- * @skb: the packet, whose payload may be in page fragments
+ * @skb: the packet, whose payload may be in page fragments; a burst's is
+ *	the payload of all its packets (vmlx_burst.c)
  */
 void vmlx_mr_copy_payload(struct vmlx_mr *mr, u64 iova,
 			  struct sk_buff *skb)
@@ -595,7 +598,7 @@ void vmlx_mr_copy_payload(struct vmlx_mr *mr, u64 iova,
 	const struct vmlx_pkt *pkt = vmlx_pkt(skb);
 	struct vmlx_skb_arg a = { .skb = skb, .off = pkt->payload };
 
-	vmlx_mr_copy_skb(mr, iova, pkt->paylen, &a);
+	vmlx_mr_copy_skb(mr, iova, vmlx_pkt_bytes(pkt), &a);
 }
 
 /*

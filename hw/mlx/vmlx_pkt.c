@@ -121,6 +121,7 @@ static struct sk_buff *vmlx_pkt_build(struct vmlx_qp *qp,
 	pkt->global = av->global;
 	pkt->psn = psn;
 	pkt->qpn = dqpn;
+	pkt->burst = 0;
 	/* the pad must be zero: it is covered by the ICRC */
 	if (!hdrs_only)
 		memset(skb->data + pkt->payload + paylen, 0, pad);
@@ -168,7 +169,10 @@ struct sk_buff *vmlx_pkt_alloc_hdrs(struct vmlx_qp *qp,
 	return vmlx_pkt_build(qp, av, dqpn, opcode, psn, paylen, true);
 }
 
-/* After an attached payload: its pad and the room for the CRCs, zero. */
+/*
+ * After an attached payload: its pad and the room for the CRCs, zero (of
+ * the last packet, for a burst, whose packets have no pad).
+ */
 static int vmlx_pkt_attach_tail(struct sk_buff *skb)
 {
 	u32 tail = (-vmlx_pkt(skb)->paylen & 3) + VMLX_CRC_BYTES;
@@ -195,7 +199,8 @@ static int vmlx_pkt_attach_tail(struct sk_buff *skb)
  * @offset: where in the list's bytes the payload starts
  *
  * Adds the payload as page fragments of the memory the list names, then
- * the pad and the room for the CRCs, zero.
+ * the pad and the room for the CRCs, zero.  For a burst (vmlx_burst.c,
+ * vmlx_pkt(@skb)->burst set first), the payloads of all its packets.
  *
  * Return: as vmlx_sge_attach(); after an error the packet must be freed.
  */
@@ -205,7 +210,7 @@ int vmlx_pkt_attach_payload(struct vmlx_qp *qp, struct sk_buff *skb,
 	int ret;
 
 	ret = vmlx_sge_attach(qp->vdev, qp->ibqp.pd, sge, num_sge, offset,
-			      skb, vmlx_pkt(skb)->paylen);
+			      skb, vmlx_pkt_bytes(vmlx_pkt(skb)));
 	if (ret)
 		return ret;
 	return vmlx_pkt_attach_tail(skb);
@@ -217,7 +222,8 @@ int vmlx_pkt_attach_payload(struct vmlx_qp *qp, struct sk_buff *skb,
  * @mr: the MR the READ names, from vmlx_mr_get() for the payload's range
  * @iova: where in it the payload starts
  *
- * As vmlx_pkt_attach_payload(), from a memory region (vmlx_mr_attach()).
+ * As vmlx_pkt_attach_payload(), from a memory region (vmlx_mr_attach()),
+ * for a burst of responses too.
  *
  * Return: as vmlx_mr_attach(); after an error the packet must be freed.
  */
@@ -225,7 +231,7 @@ int vmlx_pkt_attach_mr(struct sk_buff *skb, struct vmlx_mr *mr, u64 iova)
 {
 	int ret;
 
-	ret = vmlx_mr_attach(mr, iova, skb, vmlx_pkt(skb)->paylen);
+	ret = vmlx_mr_attach(mr, iova, skb, vmlx_pkt_bytes(vmlx_pkt(skb)));
 	if (ret)
 		return ret;
 	return vmlx_pkt_attach_tail(skb);
@@ -251,7 +257,8 @@ int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb)
 
 	if (skb_is_nonlinear(skb)) {
 		/* attached: the pad and the CRC bytes are there, zero */
-		if (WARN_ON_ONCE(!vmlx_pkt_check_len(skb->data, skb->len))) {
+		if (WARN_ON_ONCE(!vmlx_pkt_check_len(skb->data,
+						     vmlx_pkt_first_len(skb)))) {
 			kfree_skb(skb);
 			return -EINVAL;
 		}

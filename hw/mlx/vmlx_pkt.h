@@ -42,12 +42,17 @@ struct vmlx_qp;
  * @sealed: its ICRC and VCRC were not computed (vmlx_pkt_seal()): it
  *	comes from a QP of this kernel and nothing damaged it, so the
  *	receiver does not check them
+ * @burst: 0 for one packet; n for a burst of n + 1 MIDDLE packets of
+ *	one RC message, which the skb carries as the first one's headers
+ *	and all their payloads (vmlx_burst.c).  @paylen and @psn are the
+ *	first packet's
  *
  * skb->data holds the whole packet, LRH through VCRC, except for an RC
  * request or READ response whose payload is attached: its headers (see
  * vmlx_pkt.c).  Only the
- * receiving port fills in the fields, from the headers; @sealed is the
- * sender's and travels with the packet (skb->cb is copied with clones).
+ * receiving port fills in the fields, from the headers; @sealed and @burst
+ * are the sender's and travel with the packet (skb->cb is copied with
+ * clones).
  */
 struct vmlx_pkt {
 	struct vmlx_port		*port;
@@ -63,6 +68,7 @@ struct vmlx_pkt {
 	u32				psn;
 	u32				qpn;
 	bool				sealed;
+	u8				burst;
 };
 
 static inline struct vmlx_pkt *vmlx_pkt(struct sk_buff *skb)
@@ -89,6 +95,30 @@ static inline void *vmlx_pkt_eth(struct sk_buff *skb, enum vmlx_eth eth)
 	return skb->data + pkt->bth + pkt->op->eth_off[eth];
 }
 
+/* The payload bytes of all the packets an skb carries, pads excluded. */
+static inline u32 vmlx_pkt_bytes(const struct vmlx_pkt *pkt)
+{
+	return pkt->paylen * (pkt->burst + 1);
+}
+
+/* The length of the first (or only) packet an skb carries, LRH to VCRC. */
+static inline u32 vmlx_pkt_first_len(struct sk_buff *skb)
+{
+	return skb->len - vmlx_pkt(skb)->burst * vmlx_pkt(skb)->paylen;
+}
+
+/* The packets an skb carries. */
+static inline u32 vmlx_pkt_count(struct sk_buff *skb)
+{
+	return vmlx_pkt(skb)->burst + 1;
+}
+
+/* What the packets an skb carries take on the wire, LRH through VCRC. */
+static inline u32 vmlx_pkt_wire_len(struct sk_buff *skb)
+{
+	return vmlx_pkt_first_len(skb) * vmlx_pkt_count(skb);
+}
+
 /* The payload of a linear packet (not one whose payload is attached). */
 static inline void *vmlx_pkt_payload(struct sk_buff *skb)
 {
@@ -96,14 +126,14 @@ static inline void *vmlx_pkt_payload(struct sk_buff *skb)
 }
 
 /*
- * Whether a packet arrived as it was sent: its length, and its CRCs
- * unless its sender sealed it without them.
+ * Whether a packet arrived as it was sent: its length (the first one's,
+ * for a burst), and its CRCs unless its sender sealed it without them.
  */
 static inline bool vmlx_pkt_intact(struct sk_buff *skb)
 {
 	if (vmlx_pkt(skb)->sealed)
-		return vmlx_pkt_check_len(skb->data, skb->len);
-	return vmlx_pkt_check(skb->data, skb->len);
+		return vmlx_pkt_check_len(skb->data, vmlx_pkt_first_len(skb));
+	return !vmlx_pkt(skb)->burst && vmlx_pkt_check(skb->data, skb->len);
 }
 
 /* vmlx_pkt.c */
@@ -119,6 +149,11 @@ int vmlx_pkt_send(struct vmlx_qp *qp, struct sk_buff *skb);
 
 /* vmlx_recv.c */
 void vmlx_rcv(struct vmlx_port *port, struct sk_buff *skb);
+
+/* vmlx_burst.c */
+extern unsigned int vmlx_burst_max;
+bool vmlx_burst_valid(struct sk_buff *skb);
+int vmlx_burst_split(struct sk_buff *skb, struct sk_buff_head *list);
 
 /* Static without KUnit, for the suites (see tests/kunit/Kbuild). */
 #if IS_ENABLED(CONFIG_KUNIT) || defined(VMLX_KUNIT_SUITE)

@@ -133,7 +133,7 @@ void vmlx_qp_rx(struct vmlx_qp *qp, struct sk_buff *skb)
 	    skb_queue_len(&qp->rx_queue) >= VMLX_QP_RX_QUEUE_MAX) {
 		if (!READ_ONCE(qp->dying))
 			atomic64_inc(&port->cnt.rx_queue_full);
-		atomic64_inc(&port->cnt.rcv_discards);
+		atomic64_add(vmlx_pkt_count(skb), &port->cnt.rcv_discards);
 		kfree_skb(skb);
 		return;
 	}

@@ -66,10 +66,12 @@ static bool vmlx_is_mcast_lid(u16 lid)
  * vmlx_pkt_describe() - check a packet from the link and describe it
  * @port: the port it arrived on
  * @skb: the whole packet, LRH through VCRC, its headers linear (an RC
- *	request's payload may be attached, see vmlx_pkt.c)
+ *	request's payload may be attached, see vmlx_pkt.c), or a burst
+ *	(vmlx_burst.c)
  *
  * Checks the CRCs (unless the sender sealed the packet without them, see
- * vmlx_crc.c) and the header format and fills in vmlx_pkt(@skb).
+ * vmlx_crc.c) and the header format and fills in vmlx_pkt(@skb); of a
+ * burst, the first packet's headers and the form of the whole.
  *
  * Return: 0, or -EINVAL for a packet that is malformed or damaged.
  */
@@ -82,7 +84,7 @@ VISIBLE_IF_KUNIT int vmlx_pkt_describe(struct vmlx_port *port,
 	struct vmlx_pkt *pkt = vmlx_pkt(skb);
 
 	if (!vmlx_pkt_intact(skb) ||
-	    vmlx_pkt_parse(skb->data, skb->len, &layout) ||
+	    vmlx_pkt_parse(skb->data, vmlx_pkt_first_len(skb), &layout) ||
 	    layout.payload > skb_headlen(skb))
 		return -EINVAL;
 	lrh = (const struct vmlx_lrh *)skb->data;
@@ -102,6 +104,8 @@ VISIBLE_IF_KUNIT int vmlx_pkt_describe(struct vmlx_port *port,
 	pkt->global = layout.global;
 	pkt->psn = vmlx_bth_psn(bth);
 	pkt->qpn = vmlx_bth_qpn(bth);
+	if (pkt->burst && !vmlx_burst_valid(skb))
+		return -EINVAL;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(vmlx_pkt_describe);
@@ -158,10 +162,10 @@ void vmlx_rcv(struct vmlx_port *port, struct sk_buff *skb)
 	return;
 
 error:
-	atomic64_inc(&port->cnt.rcv_errors);
+	atomic64_add(vmlx_pkt_count(skb), &port->cnt.rcv_errors);
 	kfree_skb(skb);
 	return;
 discard:
-	atomic64_inc(&port->cnt.rcv_discards);
+	atomic64_add(vmlx_pkt_count(skb), &port->cnt.rcv_discards);
 	kfree_skb(skb);
 }

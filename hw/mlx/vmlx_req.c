@@ -231,9 +231,67 @@ nomem:
 	return NULL;
 }
 
-/* One packet of a SEND or an RDMA WRITE, at qp->req.psn. */
+/*
+ * How many packets from qp->req.psn on, the one at @index of @wqe first,
+ * may go as one burst (vmlx_burst.c): MIDDLE packets of an RC message
+ * not sent inline, up to the one before its LAST, the next that asks for
+ * an ACK, the end of the window, the run's @budget and what the
+ * fragments of one skb hold.
+ */
+static u32 vmlx_req_burst_len(struct vmlx_qp *qp,
+			      const struct rxe_send_wqe *wqe, u32 index,
+			      unsigned int budget)
+{
+	u32 n = READ_ONCE(vmlx_burst_max);
+	u32 window;
+
+	if (n < 2 || qp->ibqp.qp_type != IB_QPT_RC || qp->comp.probing ||
+	    !index || qp->mtu < VMLX_ATTACH_MIN ||
+	    (wqe->wr.send_flags & IB_SEND_INLINE))
+		return 1;
+	/* the MIDDLE packets left: all but the LAST */
+	n = min(n, (wqe->last_psn - qp->req.psn) & VMLX_PSN_MASK);
+	n = min(n, VMLX_ACKREQ_INTERVAL - index % VMLX_ACKREQ_INTERVAL);
+	window = (qp->comp.psn + VMLX_MAX_INFLIGHT_PSN - qp->req.psn) &
+		 VMLX_PSN_MASK;
+	n = min3(n, window, budget);
+	/* a page more than the payload, if it starts within one */
+	n = min_t(u32, n, (MAX_SKB_FRAGS - 2) * PAGE_SIZE / qp->mtu);
+	return max(n, 1U);
+}
+
+/*
+ * A burst of @n MIDDLE packets at qp->req.psn, or NULL if the payload
+ * cannot be attached: the packets then go one by one, and the first says
+ * why, if anything is wrong.
+ */
+static struct sk_buff *vmlx_req_burst(struct vmlx_qp *qp,
+				      struct rxe_send_wqe *wqe,
+				      const struct vmlx_av *av, u32 dqpn,
+				      u8 opcode, u32 offset, u32 n)
+{
+	struct sk_buff *skb;
+
+	skb = vmlx_pkt_alloc_hdrs(qp, av, dqpn, opcode, qp->req.psn, qp->mtu);
+	if (!skb)
+		return NULL;
+	vmlx_pkt(skb)->burst = n - 1;
+	if (vmlx_pkt_attach_payload(qp, skb, wqe->dma.sge, wqe->dma.num_sge,
+				    offset)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+/*
+ * The packet of a SEND or an RDMA WRITE at qp->req.psn, or a burst of the
+ * packets from there on, each of which counts against @budget but the
+ * first.
+ */
 static int vmlx_req_data_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe,
-				const struct vmlx_av *av, u32 dqpn)
+				const struct vmlx_av *av, u32 dqpn,
+				unsigned int *budget)
 {
 	u32 mtu = vmlx_req_mtu(qp);
 	u32 index = (qp->req.psn - wqe->first_psn) & VMLX_PSN_MASK;
@@ -243,16 +301,25 @@ static int vmlx_req_data_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe,
 	bool last = qp->req.psn == wqe->last_psn;
 	struct vmlx_reth *reth;
 	struct vmlx_immdt *immdt;
-	struct sk_buff *skb;
+	struct sk_buff *skb = NULL;
+	u32 n;
 	u8 opcode;
 	int ret;
 
 	opcode = vmlx_req_opcode(qp, wqe, first, last);
-	skb = vmlx_req_payload(qp, wqe, av, dqpn, opcode, offset, paylen,
-			       &ret);
-	if (!skb)
-		return ret;
+	n = vmlx_req_burst_len(qp, wqe, index, *budget);
+	if (n > 1)
+		skb = vmlx_req_burst(qp, wqe, av, dqpn, opcode, offset, n);
+	if (!skb) {
+		n = 1;
+		skb = vmlx_req_payload(qp, wqe, av, dqpn, opcode, offset,
+				       paylen, &ret);
+		if (!skb)
+			return ret;
+	}
 
+	/* of a burst, its last packet's */
+	index += n - 1;
 	if (qp->ibqp.qp_type == IB_QPT_RC &&
 	    (last || qp->comp.probing ||
 	     index % VMLX_ACKREQ_INTERVAL == VMLX_ACKREQ_INTERVAL - 1))
@@ -276,7 +343,8 @@ static int vmlx_req_data_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe,
 		vmlx_req_fill_ud(qp, skb, wqe);
 
 	vmlx_pkt_send(qp, skb);
-	qp->req.psn = vmlx_psn_add(qp->req.psn, 1);
+	qp->req.psn = vmlx_psn_add(qp->req.psn, n);
+	*budget -= n - 1;
 	return 0;
 }
 
@@ -329,8 +397,12 @@ static int vmlx_req_atomic_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe,
 	return 0;
 }
 
-/* Send the packet of @wqe at qp->req.psn. */
-static int vmlx_req_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe)
+/*
+ * Send the packet of @wqe at qp->req.psn, or a burst from there; @budget
+ * is decreased by the packets beyond the first.
+ */
+static int vmlx_req_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe,
+			   unsigned int *budget)
 {
 	struct vmlx_av av;
 	u32 dqpn;
@@ -350,7 +422,7 @@ static int vmlx_req_packet(struct vmlx_qp *qp, struct rxe_send_wqe *wqe)
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return vmlx_req_atomic_packet(qp, wqe, &av, dqpn);
 	default:
-		return vmlx_req_data_packet(qp, wqe, &av, dqpn);
+		return vmlx_req_data_packet(qp, wqe, &av, dqpn, budget);
 	}
 }
 
@@ -430,7 +502,7 @@ bool vmlx_req_run(struct vmlx_qp *qp)
 		}
 
 		start = vmlx_prof_now();
-		ret = vmlx_req_packet(qp, wqe);
+		ret = vmlx_req_packet(qp, wqe, &budget);
 		vmlx_prof_end(VMLX_PROF_REQ_PKT, start);
 		if (ret == -ENOMEM)
 			break;

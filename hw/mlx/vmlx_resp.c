@@ -191,6 +191,45 @@ static struct sk_buff *resp_read_packet(struct vmlx_qp *qp,
 }
 
 /*
+ * A burst (vmlx_burst.c) of the @n MIDDLE responses from rd->psn on, with
+ * their payload from @mr attached; NULL if that cannot be done.
+ */
+static struct sk_buff *resp_read_burst(struct vmlx_qp *qp,
+				       struct vmlx_mr *mr, u32 n)
+{
+	struct vmlx_resp_read *rd = &qp->resp.read;
+	struct sk_buff *skb;
+
+	skb = vmlx_pkt_alloc_hdrs(qp, &qp->av, qp->attr.dest_qp_num,
+				  VMLX_OPC_RC_RDMA_READ_RESPONSE_MIDDLE,
+				  rd->psn, qp->mtu);
+	if (!skb)
+		return NULL;
+	vmlx_pkt(skb)->burst = n - 1;
+	if (vmlx_pkt_attach_mr(skb, mr, rd->va)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+/*
+ * How many of the responses from rd->psn on, at most @n, go as one burst:
+ * MIDDLE ones only, as many as the fragments of one skb hold.
+ */
+static u32 resp_read_burst_len(const struct vmlx_qp *qp, u32 n)
+{
+	const struct vmlx_resp_read *rd = &qp->resp.read;
+
+	if (rd->psn == rd->first_psn || qp->mtu < VMLX_ATTACH_MIN)
+		return 1;
+	n = min3(n, READ_ONCE(vmlx_burst_max),
+		 vmlx_psn_sub(rd->last_psn, rd->psn));
+	n = min_t(u32, n, (MAX_SKB_FRAGS - 2) * PAGE_SIZE / qp->mtu);
+	return max(n, 1U);
+}
+
+/*
  * Send up to @budget more responses of the READ under way, at least one
  * unless the stream ends.  The R_Key is looked up again for each slice,
  * so that no MR reference outlives one run of the work item; an MR gone
@@ -199,7 +238,7 @@ static struct sk_buff *resp_read_packet(struct vmlx_qp *qp,
 static void resp_read_send(struct vmlx_qp *qp, unsigned int *budget)
 {
 	struct vmlx_resp_read *rd = &qp->resp.read;
-	u32 paylen, bytes, n;
+	u32 paylen, bytes, n, k;
 	struct vmlx_mr *mr = NULL;
 	struct sk_buff *skb;
 	int err;
@@ -214,9 +253,13 @@ static void resp_read_send(struct vmlx_qp *qp, unsigned int *budget)
 			return;
 		}
 	}
-	while (n--) {
-		paylen = min(rd->left, qp->mtu);
-		skb = resp_read_packet(qp, mr, paylen);
+	while (n) {
+		k = resp_read_burst_len(qp, n);
+		skb = k > 1 ? resp_read_burst(qp, mr, k) : NULL;
+		if (!skb) {
+			k = 1;
+			skb = resp_read_packet(qp, mr, min(rd->left, qp->mtu));
+		}
 		if (!skb) {
 			/* the requester asks again from here */
 			rd->active = false;
@@ -230,16 +273,19 @@ static void resp_read_send(struct vmlx_qp *qp, unsigned int *budget)
 					       VMLX_AETH_CREDIT_INVALID);
 			vmlx_aeth_set_msn(aeth, qp->resp.msn);
 		}
+		paylen = vmlx_pkt_bytes(vmlx_pkt(skb));
 		vmlx_pkt_send(qp, skb);
-		(*budget)--;
+		n -= k;
+		*budget -= k;
 
+		/* the last response is never part of a burst */
 		if (rd->psn == rd->last_psn) {
 			rd->active = false;
 			break;
 		}
 		rd->va += paylen;
 		rd->left -= paylen;
-		rd->psn = vmlx_psn_add(rd->psn, 1);
+		rd->psn = vmlx_psn_add(rd->psn, k);
 	}
 	if (mr)
 		vmlx_mr_put(mr);
@@ -986,9 +1032,77 @@ static void resp_hold(struct vmlx_qp *qp, struct sk_buff *skb)
 	__skb_queue_tail(&qp->resp.waiting, skb);
 }
 
+/*
+ * A burst (vmlx_burst.c) executed as a whole, as its packets would have
+ * been one after the other: it starts at ePSN, continues the message
+ * under way, and all of its payload fits.  Return: false, and nothing
+ * changed but bytes that its packets will place again, if it is not
+ * that simple.
+ */
+static bool resp_burst(struct vmlx_qp *qp, struct sk_buff *skb)
+{
+	struct vmlx_pkt *pkt = vmlx_pkt(skb);
+	struct vmlx_resp *resp = &qp->resp;
+	u32 flags = pkt->op->flags;
+	u32 bytes = vmlx_pkt_bytes(pkt);
+	u32 last = vmlx_psn_add(pkt->psn, pkt->burst);
+	struct vmlx_mr *mr;
+	int err;
+
+	if (pkt->psn != resp->psn || !resp_seq_ok(qp, flags) ||
+	    !resp_len_ok(qp, pkt))
+		return false;
+	if (flags & VMLX_OPF_SEND) {
+		if ((u64)resp->offset + bytes > resp->wqe->dma.length ||
+		    vmlx_sge_copy_payload(qp->vdev, qp->ibqp.pd,
+					  resp->wqe->dma.sge,
+					  resp->wqe->dma.num_sge, resp->offset,
+					  skb))
+			return false;
+	} else {
+		if (bytes > resp->resid)
+			return false;
+		mr = vmlx_mr_get(qp->vdev, qp->ibqp.pd, resp->rkey, VMLX_RKEY,
+				 resp->va, bytes, IB_ACCESS_REMOTE_WRITE, &err);
+		if (!mr)
+			return false;
+		vmlx_mr_copy_payload(mr, resp->va, skb);
+		vmlx_mr_put(mr);
+		resp->va += bytes;
+		resp->resid -= bytes;
+	}
+	resp->offset += bytes;
+	resp->nak_sent = false;
+	resp->psn = vmlx_psn_add(last, 1);
+	if (vmlx_bth_ackreq(vmlx_pkt_bth(skb)))
+		resp_send_ack(qp, VMLX_AETH_ACK | VMLX_AETH_CREDIT_INVALID,
+			      last);
+	return true;
+}
+
 /* Execute an RC request that passed the checks of vmlx_resp_rcv(). */
 static void resp_rc_take(struct vmlx_qp *qp, struct sk_buff *skb)
 {
+	struct vmlx_port *port = vmlx_pkt(skb)->port;
+	struct sk_buff_head list;
+	u32 packets;
+
+	if (vmlx_pkt(skb)->burst) {
+		if (qp->mtu && resp_burst(qp, skb)) {
+			consume_skb(skb);
+			return;
+		}
+		/* decided packet by packet */
+		packets = vmlx_pkt_count(skb);
+		__skb_queue_head_init(&list);
+		if (vmlx_burst_split(skb, &list)) {
+			atomic64_add(packets, &port->cnt.rcv_discards);
+			return;
+		}
+		while ((skb = __skb_dequeue(&list)))
+			resp_rc_take(qp, skb);
+		return;
+	}
 	if (qp->mtu && resp_rc(qp, skb))
 		consume_skb(skb);
 	else

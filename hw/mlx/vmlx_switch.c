@@ -105,8 +105,8 @@ bool vmlx_switch_own_lid(struct vmlx_switch *sw, u16 dlid)
  */
 void vmlx_switch_send(struct vmlx_fport *out, struct sk_buff *skb)
 {
-	unsigned int len = skb->len;
-	bool mcast = vmlx_skb_mcast(skb);
+	u32 packets, len;
+	bool mcast;
 
 	if (vmlx_lrh_vl((struct vmlx_lrh *)skb->data) != VMLX_VL_SMI &&
 	    READ_ONCE(out->state) != IB_PORT_ACTIVE) {
@@ -114,10 +114,13 @@ void vmlx_switch_send(struct vmlx_fport *out, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
+	packets = vmlx_pkt_count(skb);
+	len = vmlx_pkt_wire_len(skb);
+	mcast = vmlx_skb_mcast(skb);
 	if (vmlx_fport_deliver(out->peer, skb))
-		vmlx_count_packet(&out->cnt, false, len, mcast);
+		vmlx_count_packet(&out->cnt, false, packets, len, mcast);
 	else
-		atomic64_inc(&out->cnt.xmit_discards);
+		atomic64_add(packets, &out->cnt.xmit_discards);
 }
 
 /*
@@ -217,7 +220,7 @@ void vmlx_switch_forward(struct vmlx_fport *in, struct sk_buff *skb)
 	u16 dlid = vmlx_lrh_dlid(lrh);
 	u8 state;
 
-	vmlx_count_packet(&in->cnt, true, skb->len, vmlx_skb_mcast(skb));
+	vmlx_count_skb(&in->cnt, true, skb);
 	if (vmlx_lrh_vl(lrh) == VMLX_VL_SMI) {
 		vmlx_switch_smi(in, skb);
 		return;

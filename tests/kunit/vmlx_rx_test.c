@@ -28,6 +28,10 @@
  *     duplicates of a READ never cost more responses than the READ alone,
  *     and the resent READs of a requester that went back are answered in
  *     order, each in full.
+ *   - Bursts (vmlx_burst.c): the MIDDLE packets of a SEND, and the
+ *     MIDDLE responses of a READ, travel as one skb, are counted as the
+ *     packets they stand for and land byte for byte; cut apart, they are
+ *     those packets; as duplicates, they are answered packet by packet.
  *   - A QP on an SRQ moved to ERR gives back the WQE it held and reports
  *     Last WQE Reached before modify_qp returns, once per error.
  *
@@ -944,6 +948,151 @@ static void vmlx_rx_attached_test(struct kunit *test)
 	__free_pages(pages, 2);
 }
 
+/*
+ * (g) Bursts (vmlx_burst.c): the MIDDLE packets of a SEND travel as one
+ * skb between its FIRST and its LAST, are counted as the packets they
+ * stand for, and the message lands byte for byte.  vmlx_burst_split()
+ * gives back those packets, one per PSN; the burst again, as a duplicate,
+ * is answered packet by packet and places nothing.
+ */
+#define VRX_BURST_PKTS	12
+#define VRX_BURST_BYTES	(VRX_BURST_PKTS * VRX_MTU_BYTES - 100)
+
+/* The packets of @burst, cut apart, are those it stands for. */
+static void vrx_check_split(struct kunit *test, struct sk_buff *burst,
+			    const u8 *src)
+{
+	struct sk_buff_head list;
+	struct sk_buff *skb;
+	u32 psn, first_len;
+	u8 data[64];
+	u32 i = 0;
+
+	first_len = vmlx_pkt_first_len(burst);
+	psn = vmlx_pkt(burst)->psn;
+	__skb_queue_head_init(&list);
+	KUNIT_ASSERT_EQ(test, vmlx_burst_split(burst, &list), 0);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&list), VRX_BURST_PKTS - 2);
+	while ((skb = __skb_dequeue(&list))) {
+		KUNIT_EXPECT_EQ(test, vmlx_pkt(skb)->burst, 0);
+		KUNIT_EXPECT_EQ(test, skb->len, first_len);
+		KUNIT_EXPECT_FALSE(test, skb_is_nonlinear(skb));
+		KUNIT_EXPECT_EQ(test, vmlx_pkt(skb)->psn, vmlx_psn_add(psn, i));
+		KUNIT_EXPECT_EQ(test, vmlx_bth_psn(vmlx_pkt_bth(skb)),
+				vmlx_psn_add(psn, i));
+		KUNIT_EXPECT_FALSE(test, vmlx_bth_ackreq(vmlx_pkt_bth(skb)));
+		KUNIT_EXPECT_EQ(test, vmlx_pkt_describe(vmlx_pkt(skb)->port, skb),
+				0);
+		/* its payload: MTU i + 1 of the message, first and last bytes */
+		memcpy(data, vmlx_pkt_payload(skb), 32);
+		memcpy(data + 32, vmlx_pkt_payload(skb) + VRX_MTU_BYTES - 32, 32);
+		KUNIT_EXPECT_EQ(test, memcmp(data, src + (i + 1) * VRX_MTU_BYTES,
+					     32), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(data + 32,
+					     src + (i + 2) * VRX_MTU_BYTES - 32,
+					     32), 0);
+		kfree_skb(skb);
+		i++;
+	}
+}
+
+static void vmlx_rx_burst_test(struct kunit *test)
+{
+	struct vrx_ctx *ctx = test->priv;
+	struct vmlx_port *port = ctx->port[0];
+	struct sk_buff *burst, *split, *dup = NULL;
+	struct ib_sge sge = { .length = VRX_BURST_BYTES };
+	struct ib_sge rsge = { .length = VRX_BURST_BYTES };
+	struct ib_send_wr wr = {
+		.wr_id = 1,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	struct ib_recv_wr rwr = { .wr_id = 2, .sg_list = &rsge, .num_sge = 1 };
+	s64 packets, bytes, dups;
+	struct vmlx_qp *r;
+	struct page *pages;
+	struct ib_wc wc;
+	u8 *src, *dst;
+	unsigned int i;
+
+	vrx_connect(test, IB_QPT_RC, false);
+	r = vrx_qp(ctx, 0);
+	pages = alloc_pages(GFP_KERNEL | __GFP_COMP, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	dst = kunit_kzalloc(test, VRX_BURST_BYTES, GFP_KERNEL);
+	if (!dst) {
+		__free_pages(pages, 2);
+		KUNIT_FAIL(test, "no memory");
+		return;
+	}
+	src = page_address(pages);
+	for (i = 0; i < VRX_BURST_BYTES; i++)
+		src[i] = i * 13 + (i >> 10);
+	sge.addr = (uintptr_t)src;
+	sge.lkey = ctx->pd[1]->local_dma_lkey;
+	rsge.addr = (uintptr_t)dst;
+	rsge.lkey = ctx->pd[0]->local_dma_lkey;
+	KUNIT_EXPECT_EQ(test, ib_post_recv(ctx->qp[0], &rwr, NULL), 0);
+	packets = atomic64_read(&port->cnt.rcv_packets);
+	bytes = atomic64_read(&port->cnt.rcv_bytes);
+
+	/* FIRST, the burst of the MIDDLE packets, LAST */
+	mutex_lock(&r->lock);
+	KUNIT_EXPECT_EQ(test, ib_post_send(ctx->qp[1], &wr, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(r, 3));
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&r->rx_queue), 3);
+	burst = skb_peek(&r->rx_queue);
+	if (burst && skb_queue_len(&r->rx_queue) == 3) {
+		burst = burst->next;
+		KUNIT_EXPECT_EQ(test, vmlx_pkt(burst)->burst,
+				VRX_BURST_PKTS - 3);
+		KUNIT_EXPECT_EQ(test, vmlx_pkt(burst)->opcode,
+				VMLX_OPC_RC_SEND_MIDDLE);
+		KUNIT_EXPECT_EQ(test, vmlx_pkt(burst)->psn,
+				vmlx_psn_add(VRX_PSN, 1));
+		dup = skb_copy(burst, GFP_KERNEL);
+		split = skb_copy(burst, GFP_KERNEL);
+		KUNIT_EXPECT_NOT_NULL(test, dup);
+		if (split)
+			vrx_check_split(test, split, src);
+		else
+			KUNIT_FAIL(test, "no memory");
+	}
+	/* counted as the packets and bytes they stand for */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&port->cnt.rcv_packets),
+			packets + VRX_BURST_PKTS);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&port->cnt.rcv_bytes),
+			bytes + VRX_BURST_BYTES + VRX_BURST_PKTS *
+			(VMLX_LRH_BYTES + VMLX_BTH_BYTES + VMLX_CRC_BYTES));
+	mutex_unlock(&r->lock);
+
+	vrx_expect_wc(test, ctx->rcq[0], 2, IB_WC_SUCCESS);
+	vrx_expect_wc(test, ctx->scq[1], 1, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, VRX_BURST_BYTES), 0);
+
+	/* the burst again: a duplicate of each of its packets */
+	if (dup) {
+		memset(dst, 0, VRX_BURST_BYTES);
+		dups = atomic64_read(&vmlx_qp_cnt(r)->dup_requests);
+		mutex_lock(&r->lock);
+		vmlx_resp_rcv(r, dup);
+		mutex_unlock(&r->lock);
+		KUNIT_EXPECT_EQ(test,
+				atomic64_read(&vmlx_qp_cnt(r)->dup_requests),
+				dups + VRX_BURST_PKTS - 2);
+		KUNIT_EXPECT_TRUE(test, !memchr_inv(dst, 0, VRX_BURST_BYTES));
+		KUNIT_EXPECT_EQ(test, ib_poll_cq(ctx->rcq[0], 1, &wc), 0);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(r->state), IB_QPS_RTS);
+	}
+	for (i = 0; i < VRX_POLLS && page_count(pages) != 1; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, page_count(pages), 1);
+	__free_pages(pages, 2);
+}
+
 /* ------------------------------------------------------------------ */
 /* Answers after a rewind                                              */
 /* ------------------------------------------------------------------ */
@@ -1371,7 +1520,9 @@ static void vmlx_rx_read_dup_order_test(struct kunit *test)
  * 0's responder by hand while side 1's lock keeps its responses in its
  * receive queue: each response of VMLX_ATTACH_MIN bytes or more is
  * attached exactly when @attached says so, and every response carries
- * the bytes of @src it stands for.  The responses are dropped afterwards.
+ * the bytes of @src it stands for.  Attached, the MIDDLE responses
+ * travel as one burst (vmlx_burst.c); copied, one by one.  The responses
+ * are dropped afterwards.
  */
 static void vrx_read_responses(struct kunit *test, const u8 *src, u32 len,
 			       bool attached, u32 psn)
@@ -1381,7 +1532,7 @@ static void vrx_read_responses(struct kunit *test, const u8 *src, u32 len,
 	u32 npkts = DIV_ROUND_UP(len, VRX_MTU_BYTES);
 	struct vmlx_qp *r = vrx_qp(ctx, 0), *p = vrx_qp(ctx, 1);
 	struct sk_buff *read, *skb;
-	u32 off = 0, n = 0;
+	u32 off = 0, n = 0, i, nskb;
 	u8 *got;
 
 	got = kunit_kzalloc(test, VRX_MTU_BYTES, GFP_KERNEL);
@@ -1396,7 +1547,10 @@ static void vrx_read_responses(struct kunit *test, const u8 *src, u32 len,
 	KUNIT_EXPECT_EQ(test, vrx_run_stream(test, r, port), (s64)npkts);
 	mutex_unlock(&r->lock);
 
-	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(p, npkts));
+	/* FIRST, the MIDDLE ones, LAST */
+	nskb = attached && npkts > 2 ? 3 : npkts;
+	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(p, nskb));
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&p->rx_queue), nskb);
 	skb_queue_walk(&p->rx_queue, skb) {
 		const struct vmlx_pkt *pkt = vmlx_pkt(skb);
 		bool big = pkt->paylen >= VMLX_ATTACH_MIN;
@@ -1406,14 +1560,20 @@ static void vrx_read_responses(struct kunit *test, const u8 *src, u32 len,
 		KUNIT_EXPECT_EQ_MSG(test, pkt->paylen,
 				    min_t(u32, len - off, VRX_MTU_BYTES),
 				    "response %u", n);
-		if (pkt->paylen > VRX_MTU_BYTES || off + pkt->paylen > len)
+		if (pkt->paylen > VRX_MTU_BYTES ||
+		    off + vmlx_pkt_bytes(pkt) > len)
 			break;
-		KUNIT_EXPECT_EQ(test, skb_copy_bits(skb, pkt->payload, got,
-						    pkt->paylen), 0);
-		KUNIT_EXPECT_EQ_MSG(test, memcmp(got, src + off, pkt->paylen),
-				    0, "response %u", n);
-		off += pkt->paylen;
-		n++;
+		for (i = 0; i <= pkt->burst; i++) {
+			KUNIT_EXPECT_EQ(test,
+					skb_copy_bits(skb, pkt->payload +
+						      i * pkt->paylen, got,
+						      pkt->paylen), 0);
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(got, src + off,
+							 pkt->paylen),
+					    0, "response %u", n);
+			off += pkt->paylen;
+			n++;
+		}
 	}
 	KUNIT_EXPECT_EQ(test, n, npkts);
 	/* side 1 never posted this READ: its responses go */
@@ -1454,6 +1614,84 @@ static void vmlx_rx_read_attached_test(struct kunit *test)
 	vrx_read_responses(test, ctx->buf + 3, len, false,
 			   vmlx_psn_add(VRX_PSN, 8));
 
+	KUNIT_EXPECT_EQ(test, page_count(pages), 1);
+	__free_pages(pages, 2);
+}
+
+/*
+ * A READ of VRX_BURST_PKTS responses: the MIDDLE ones come back as one
+ * burst, which the completer places whole, and the data arrive byte for
+ * byte; the burst again, stale now, changes nothing.
+ */
+static void vmlx_rx_read_burst_test(struct kunit *test)
+{
+	struct vrx_ctx *ctx = test->priv;
+	struct sk_buff *burst, *dup = NULL;
+	struct ib_sge sge = { .length = VRX_BURST_BYTES };
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = 7,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+	struct vmlx_qp *p;
+	struct page *pages;
+	struct ib_wc wc;
+	u8 *src, *dst;
+	unsigned int i;
+
+	vrx_connect(test, IB_QPT_RC, false);
+	p = vrx_qp(ctx, 1);
+	pages = alloc_pages(GFP_KERNEL | __GFP_COMP, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	dst = kunit_kzalloc(test, VRX_BURST_BYTES, GFP_KERNEL);
+	if (!dst) {
+		__free_pages(pages, 2);
+		KUNIT_FAIL(test, "no memory");
+		return;
+	}
+	src = page_address(pages);
+	for (i = 0; i < VRX_BURST_BYTES; i++)
+		src[i] = i * 5 + (i >> 11);
+	sge.addr = (uintptr_t)dst;
+	sge.lkey = ctx->pd[1]->local_dma_lkey;
+	wr.remote_addr = (uintptr_t)src;
+	wr.rkey = ctx->mr->rkey;
+
+	mutex_lock(&p->lock);
+	KUNIT_EXPECT_EQ(test, ib_post_send(ctx->qp[1], &wr.wr, NULL), 0);
+	/* the doorbell cannot run the QP while we hold its lock: by hand */
+	vmlx_req_run(p);
+	KUNIT_EXPECT_TRUE(test, vrx_wait_queued(p, 3));
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&p->rx_queue), 3);
+	burst = skb_peek(&p->rx_queue);
+	if (burst && skb_queue_len(&p->rx_queue) == 3) {
+		burst = burst->next;
+		KUNIT_EXPECT_EQ(test, vmlx_pkt(burst)->burst,
+				VRX_BURST_PKTS - 3);
+		KUNIT_EXPECT_EQ(test, vmlx_pkt(burst)->opcode,
+				VMLX_OPC_RC_RDMA_READ_RESPONSE_MIDDLE);
+		dup = skb_copy(burst, GFP_KERNEL);
+		KUNIT_EXPECT_NOT_NULL(test, dup);
+	}
+	mutex_unlock(&p->lock);
+
+	vrx_expect_wc(test, ctx->scq[1], 7, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, VRX_BURST_BYTES), 0);
+	if (dup) {
+		memset(dst, 0, VRX_BURST_BYTES);
+		mutex_lock(&p->lock);
+		vmlx_comp_rcv(p, dup);
+		mutex_unlock(&p->lock);
+		KUNIT_EXPECT_TRUE(test, !memchr_inv(dst, 0, VRX_BURST_BYTES));
+		KUNIT_EXPECT_EQ(test, ib_poll_cq(ctx->scq[1], 1, &wc), 0);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(p->state), IB_QPS_RTS);
+	}
+	for (i = 0; i < VRX_POLLS && page_count(pages) != 1; i++)
+		msleep(20);
 	KUNIT_EXPECT_EQ(test, page_count(pages), 1);
 	__free_pages(pages, 2);
 }
@@ -1600,12 +1838,14 @@ static struct kunit_case vmlx_rx_cases[] = {
 	KUNIT_CASE(vmlx_rx_grh_source_test),
 	KUNIT_CASE(vmlx_rx_sealed_test),
 	KUNIT_CASE(vmlx_rx_attached_test),
+	KUNIT_CASE(vmlx_rx_burst_test),
 	KUNIT_CASE(vmlx_rx_ack_after_rewind_test),
 	KUNIT_CASE(vmlx_rx_timeout_probe_test),
 	KUNIT_CASE(vmlx_rx_read_slice_test),
 	KUNIT_CASE(vmlx_rx_read_dup_test),
 	KUNIT_CASE(vmlx_rx_read_dup_order_test),
 	KUNIT_CASE(vmlx_rx_read_attached_test),
+	KUNIT_CASE(vmlx_rx_read_burst_test),
 	KUNIT_CASE(vmlx_rx_srq_last_wqe_test),
 	{}
 };
