@@ -5,7 +5,9 @@
 # vmlx0 (client) in one guest, through librxe and ib_uverbs: the RC
 # bandwidth and latency tests all complete and report a result line with
 # a non-zero figure.  perftest checks no payload; the data itself is
-# checked by the uverbs-integrity scenario.  Then an ib_write_bw run is
+# checked by the uverbs-integrity scenario.  The transport's handoff and
+# bursts are seen at work in vmlx's profile and counters, and switched
+# off by their parameters.  Then an ib_write_bw run is
 # killed with SIGKILL in the middle of its traffic: every object of both
 # processes must go, the kernel stay clean, and perftest work again.
 #
@@ -122,6 +124,35 @@ echo 1 >/sys/module/vmlx/parameters/handoff
 tap_diag "ib_send_lat, handoff off: $kicks work items woken, $handoffs QP runs handed off"
 tap_ok "$( ((kicks >= 400 && handoffs == 0)); echo $?)" \
 	"ib_send_lat with handoff=0: a wake-up per message, nothing handed off"
+
+# --- bursts ----------------------------------------------------------------
+# The MIDDLE packets of a message go through the fabric as one skb
+# (hw/mlx/vmlx_burst.c), counted as the packets they stand for: a 64 KiB
+# WRITE at MTU 4096 is 16 packets on vmlx0's counters, built as 3 (FIRST,
+# the burst, LAST).  With vmlx's burst parameter at 0 each is built alone.
+vmlx0_counter() {	# a counter of vmlx0 port 1
+	awk -v c="$1" '$1 == c { print $2 }' \
+		/sys/kernel/debug/vmlx/vmlx0/port1/counters
+}
+burst_run() {	# ib_write_bw with the profile on; "packets sent, packets built"
+	local x
+	x=$(vmlx0_counter xmit_packets)
+	echo 1 >"$prof"
+	perftest_run ib_write_bw 4 || true
+	echo 0 >"$prof"
+	echo "$(($(vmlx0_counter xmit_packets) - x)) $(stage req_packet)"
+}
+read -r sent built < <(burst_run)
+tap_ok "$( ((sent >= 3200 && built > 0 && built * 4 < sent)); echo $?)" \
+	"ib_write_bw -s 65536 -n 200: $sent packets on the wire, built as $built"
+echo 0 >/sys/module/vmlx/parameters/burst
+read -r sent built < <(burst_run)
+echo 16 >/sys/module/vmlx/parameters/burst
+tap_ok "$( ((sent >= 3200 && built >= sent)); echo $?)" \
+	"the same with burst=0: $sent packets on the wire, built as $built"
+tap_check_fails "burst above 16 is refused" \
+	sh -c 'echo 17 >/sys/module/vmlx/parameters/burst'
+tap_is "burst still 16" "$(cat /sys/module/vmlx/parameters/burst)" "16"
 
 tap_is "rdma res: no user QP left" \
 	"$(rdma res show qp 2>/dev/null | grep -v 'comm \[' | grep -c 'lqpn')" "0"
