@@ -996,6 +996,43 @@ static void vrx_check_split(struct kunit *test, struct sk_buff *burst,
 	}
 }
 
+/*
+ * The buffers of a burst test: VRX_BURST_BYTES of a pattern made with
+ * @mul in a compound allocation, whose pages a packet can hold (so that
+ * the payload is attached), and as many zeroes.  Return: the pages, or
+ * NULL if memory ran out.
+ */
+static struct page *vrx_burst_bufs(struct kunit *test, u32 mul, u8 **src,
+				   u8 **dst)
+{
+	struct page *pages;
+	unsigned int i;
+
+	pages = alloc_pages(GFP_KERNEL | __GFP_COMP, 2);
+	if (!pages)
+		return NULL;
+	*dst = kunit_kzalloc(test, VRX_BURST_BYTES, GFP_KERNEL);
+	if (!*dst) {
+		__free_pages(pages, 2);
+		return NULL;
+	}
+	*src = page_address(pages);
+	for (i = 0; i < VRX_BURST_BYTES; i++)
+		(*src)[i] = i * mul + (i >> 10);
+	return pages;
+}
+
+/* Free the pages of vrx_burst_bufs() once no packet holds them. */
+static void vrx_burst_free(struct kunit *test, struct page *pages)
+{
+	unsigned int i;
+
+	for (i = 0; i < VRX_POLLS && page_count(pages) != 1; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, page_count(pages), 1);
+	__free_pages(pages, 2);
+}
+
 static void vmlx_rx_burst_test(struct kunit *test)
 {
 	struct vrx_ctx *ctx = test->priv;
@@ -1016,21 +1053,11 @@ static void vmlx_rx_burst_test(struct kunit *test)
 	struct page *pages;
 	struct ib_wc wc;
 	u8 *src, *dst;
-	unsigned int i;
 
 	vrx_connect(test, IB_QPT_RC, false);
 	r = vrx_qp(ctx, 0);
-	pages = alloc_pages(GFP_KERNEL | __GFP_COMP, 2);
+	pages = vrx_burst_bufs(test, 13, &src, &dst);
 	KUNIT_ASSERT_NOT_NULL(test, pages);
-	dst = kunit_kzalloc(test, VRX_BURST_BYTES, GFP_KERNEL);
-	if (!dst) {
-		__free_pages(pages, 2);
-		KUNIT_FAIL(test, "no memory");
-		return;
-	}
-	src = page_address(pages);
-	for (i = 0; i < VRX_BURST_BYTES; i++)
-		src[i] = i * 13 + (i >> 10);
 	sge.addr = (uintptr_t)src;
 	sge.lkey = ctx->pd[1]->local_dma_lkey;
 	rsge.addr = (uintptr_t)dst;
@@ -1087,10 +1114,7 @@ static void vmlx_rx_burst_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ib_poll_cq(ctx->rcq[0], 1, &wc), 0);
 		KUNIT_EXPECT_EQ(test, READ_ONCE(r->state), IB_QPS_RTS);
 	}
-	for (i = 0; i < VRX_POLLS && page_count(pages) != 1; i++)
-		msleep(20);
-	KUNIT_EXPECT_EQ(test, page_count(pages), 1);
-	__free_pages(pages, 2);
+	vrx_burst_free(test, pages);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1641,21 +1665,11 @@ static void vmlx_rx_read_burst_test(struct kunit *test)
 	struct page *pages;
 	struct ib_wc wc;
 	u8 *src, *dst;
-	unsigned int i;
 
 	vrx_connect(test, IB_QPT_RC, false);
 	p = vrx_qp(ctx, 1);
-	pages = alloc_pages(GFP_KERNEL | __GFP_COMP, 2);
+	pages = vrx_burst_bufs(test, 5, &src, &dst);
 	KUNIT_ASSERT_NOT_NULL(test, pages);
-	dst = kunit_kzalloc(test, VRX_BURST_BYTES, GFP_KERNEL);
-	if (!dst) {
-		__free_pages(pages, 2);
-		KUNIT_FAIL(test, "no memory");
-		return;
-	}
-	src = page_address(pages);
-	for (i = 0; i < VRX_BURST_BYTES; i++)
-		src[i] = i * 5 + (i >> 11);
 	sge.addr = (uintptr_t)dst;
 	sge.lkey = ctx->pd[1]->local_dma_lkey;
 	wr.remote_addr = (uintptr_t)src;
@@ -1690,10 +1704,7 @@ static void vmlx_rx_read_burst_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ib_poll_cq(ctx->scq[1], 1, &wc), 0);
 		KUNIT_EXPECT_EQ(test, READ_ONCE(p->state), IB_QPS_RTS);
 	}
-	for (i = 0; i < VRX_POLLS && page_count(pages) != 1; i++)
-		msleep(20);
-	KUNIT_EXPECT_EQ(test, page_count(pages), 1);
-	__free_pages(pages, 2);
+	vrx_burst_free(test, pages);
 }
 
 /* ------------------------------------------------------------------ */
